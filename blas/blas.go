@@ -1,0 +1,19 @@
+package blas
+
+import (
+	gblas "gonum.org/v1/gonum/blas"
+)
+
+// Float64 lists the double-precision BLAS routines kpls calls, with
+// gonum's signatures, so that gonum's pure-Go implementation and the cgo
+// OpenBLAS implementation in gonum.org/v1/netlib both satisfy it as they are.
+type Float64 interface {
+	Ddot(n int, x []float64, incX int, y []float64, incY int) float64
+	Dnrm2(n int, x []float64, incX int) float64
+	Daxpy(n int, alpha float64, x []float64, incX int, y []float64, incY int)
+	Dscal(n int, alpha float64, x []float64, incX int)
+	Dgemv(tA gblas.Transpose, m, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int)
+	Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int)
+	Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+	Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+}
