@@ -1,0 +1,183 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/kpls-go/kpls/internal/gram"
+)
+
+// Band is a prediction with its pointwise confidence interval.
+type Band struct {
+	Yhat  float64 `json:"yhat"`
+	SE    float64 `json:"se"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// BandOptions configure confidence bands. The zero value gives 98 % bands
+// with the intercept's share of the variance included.
+type BandOptions struct {
+	// Level is the coverage in (0, 1); zero means 0.98 (the paper's figure).
+	Level float64
+	// NoIntercept drops the 1/n term of the variance, as the paper does:
+	// se² = σ̂²‖H_mᵀk_c(x)‖² instead of σ̂²(‖H_mᵀk_c(x)‖² + 1/n).
+	NoIntercept bool
+}
+
+// bandChunk is how many points go through one block product.
+const bandChunk = 128
+
+// unreliableTol bounds the relative error of the Ritz-polynomial
+// evaluation, checked on α_m = s_m(K) y_c.
+const unreliableTol = 1e-6
+
+// PredictBands returns predictions for the rows of x with first-order
+// confidence intervals f(x) ± z·se(x), se(x)² = σ̂_m²(‖H_mᵀk_c(x)‖² + 1/n),
+// where H_m = ∂α_m/∂y and σ̂_m comes from the model's DoF. Cost: 2·comp
+// products of the n×n kernel matrix with blocks of points.
+func (m *Model) PredictBands(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
+	if err := m.checkComponents(comp); err != nil {
+		return nil, err
+	}
+	z, p, err := m.inputs(x)
+	if err != nil {
+		return nil, err
+	}
+	return m.bands(ctx, comp, opt, p, func(dst []float64, r0, rows int) {
+		m.centredCross(dst, z[r0*m.d:(r0+rows)*m.d], rows)
+	})
+}
+
+// TrainingBands returns the fitted values at the training points with
+// their confidence intervals (as PredictBands at the training inputs).
+func (m *Model) TrainingBands(ctx context.Context, comp int, opt BandOptions) ([]Band, error) {
+	if err := m.checkComponents(comp); err != nil {
+		return nil, err
+	}
+	k, err := m.kernel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.bands(ctx, comp, opt, m.n, func(dst []float64, r0, rows int) {
+		copy(dst, k[r0*m.n:(r0+rows)*m.n])
+	})
+}
+
+// kernel returns the centred training kernel matrix, rebuilding it once
+// for a loaded model.
+func (m *Model) kernel(ctx context.Context) ([]float64, error) {
+	m.kOnce.Do(func() {
+		if err := checkKernelSize(m.n); err != nil {
+			m.kErr = err
+			return
+		}
+		k := make([]float64, m.n*m.n)
+		// A cancelled context must not poison the model for later calls.
+		if err := kernelMatrix(context.WithoutCancel(ctx), k, m.opts.Kernel, m.opts.Width, m.x, m.n, m.d); err != nil {
+			m.kErr = err
+			return
+		}
+		gram.Center(k, m.n, make([]float64, m.n))
+		m.kc = k
+	})
+	return m.kc, m.kErr
+}
+
+func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fill func(dst []float64, r0, rows int)) ([]Band, error) {
+	level := opt.Level
+	if level == 0 {
+		level = 0.98
+	}
+	if !(level > 0 && level < 1) {
+		return nil, fmt.Errorf("%w: got %g", ErrLevel, level)
+	}
+	st := m.stats[comp]
+	if math.IsNaN(st.Sigma) {
+		return nil, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
+	}
+	zq := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	k, err := m.kernel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	theta, _, ok := ritz(m.l, m.steps, comp)
+	if comp > 0 && !ok {
+		return nil, fmt.Errorf("%w: Ritz values for m = %d", ErrUnreliable, comp)
+	}
+	n := m.n
+	alpha := m.alpha[comp*n : (comp+1)*n]
+	bl := m.opts.Backend
+	out := make([]Band, p)
+	chunk := min(p, bandChunk)
+	// Rows of work: [k_c(x) … | y_c | b(x) …]; s-recurrence on the first
+	// rows+1, q-recurrence on the rest.
+	kx := make([]float64, chunk*n)
+	s := make([]float64, (chunk+1)*n)
+	q := make([]float64, (2*chunk+1)*n)
+	kq := make([]float64, (2*chunk+1)*n)
+	cg := make([]float64, chunk*max(comp, 1))
+	checked := false
+	for r0 := 0; r0 < p; r0 += chunk {
+		rows := min(chunk, p-r0)
+		fill(kx, r0, rows)
+		w := 2*rows + 1
+		copy(q, kx[:rows*n])
+		copy(q[rows*n:], m.yc)
+		if comp == 0 {
+			clear(q[(rows+1)*n : w*n])
+		} else {
+			// b = T Gᵀ k, for every row at once.
+			bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, comp, n, 1, kx, n, m.g, n, 0, cg, comp)
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, cg, comp, m.t, n, 0, q[(rows+1)*n:], n)
+		}
+		for i := range s[:(rows+1)*n] {
+			s[i] = 0
+		}
+		for _, th := range theta {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			// s += q/θ (first rows+1); q −= qK/θ (all rows).
+			bl.Daxpy((rows+1)*n, 1/th, q, 1, s, 1)
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, w, n, n, 1, q, n, k, n, 0, kq, n)
+			bl.Daxpy(w*n, -1/th, kq, 1, q, 1)
+		}
+		if !checked {
+			// s_m(K) y_c must reproduce α_m: a direct test of the polynomial evaluation.
+			var num, den float64
+			for j, a := range alpha {
+				e := s[rows*n+j] - a
+				num += e * e
+				den += a * a
+			}
+			if den > 0 && math.Sqrt(num/den) > unreliableTol {
+				return nil, fmt.Errorf("%w: confidence bands for m = %d (the Ritz polynomial reproduces α_m only to %.1g; use fewer components)", ErrUnreliable, comp, math.Sqrt(num/den))
+			}
+			checked = true
+		}
+		for i := 0; i < rows; i++ {
+			si := s[i*n : (i+1)*n]
+			var h2, f float64
+			bi := q[(rows+1+i)*n : (rows+2+i)*n]
+			ki := kx[i*n : (i+1)*n]
+			for j := range si {
+				h := si[j] + 2*bi[j]
+				h2 += h * h
+				f += ki[j] * alpha[j]
+			}
+			if !opt.NoIntercept {
+				h2 += 1 / float64(n)
+			}
+			se := st.Sigma * math.Sqrt(h2)
+			yhat := m.yMean + f
+			out[r0+i] = Band{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gram"
+)
+
+// scaling holds the per-feature standardisation learnt on training data.
+type scaling struct {
+	Mean  []float64 `json:"mean"`
+	Scale []float64 `json:"scale"`
+}
+
+// denseRows copies a matrix into row-major storage, checking values.
+func denseRows(x mat.Matrix, what string) ([]float64, int, int, error) {
+	if x == nil {
+		return nil, 0, 0, fmt.Errorf("%w: %s is nil", ErrShape, what)
+	}
+	r, c := x.Dims()
+	out := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := x.At(i, j)
+			if isNaNOrInf(v) {
+				return nil, 0, 0, fmt.Errorf("%w: %s row %d, column %d is %v", ErrNonFinite, what, i+1, j+1, v)
+			}
+			out[i*c+j] = v
+		}
+	}
+	return out, r, c, nil
+}
+
+// learnScaling computes training means and standard deviations (n−1).
+// A constant column keeps scale 1; its index is returned for a warning.
+func learnScaling(x []float64, n, d int) (scaling, []int) {
+	s := scaling{Mean: make([]float64, d), Scale: make([]float64, d)}
+	var constant []int
+	for j := 0; j < d; j++ {
+		var sum float64
+		for i := 0; i < n; i++ {
+			sum += x[i*d+j]
+		}
+		mean := sum / float64(n)
+		var ss float64
+		for i := 0; i < n; i++ {
+			t := x[i*d+j] - mean
+			ss += t * t
+		}
+		sd := math.Sqrt(ss / float64(n-1))
+		s.Mean[j] = mean
+		s.Scale[j] = sd
+		if sd == 0 || isNaNOrInf(1/sd) {
+			s.Scale[j] = 1
+			constant = append(constant, j)
+		}
+	}
+	return s, constant
+}
+
+func (s *scaling) apply(x []float64, n, d int) {
+	for i := 0; i < n; i++ {
+		row := x[i*d : i*d+d]
+		for j := range row {
+			row[j] = (row[j] - s.Mean[j]) / s.Scale[j]
+		}
+	}
+}
+
+// maxKernelBytes bounds the kernel matrix so that a huge n fails with a
+// clear error before allocation rather than with an out-of-memory crash.
+// It is a variable for tests.
+var maxKernelBytes = func() uint64 { return physicalMemory() / 10 * 8 }
+
+// checkKernelSize refuses kernel matrices that would not fit.
+func checkKernelSize(n int) error {
+	need := uint64(n) * uint64(n) * 8
+	if limit := maxKernelBytes(); limit > 0 && need > limit {
+		return fmt.Errorf("%w: n = %d needs %.1f GB for the n×n kernel matrix, the limit here is %.1f GB",
+			ErrTooLarge, n, float64(need)/1e9, float64(limit)/1e9)
+	}
+	return nil
+}
+
+// kernelMatrix fills k (n×n) with the uncentred kernel matrix.
+func kernelMatrix(ctx context.Context, k []float64, kernel KernelName, width float64, x []float64, n, d int) error {
+	if kernel == Linear {
+		return gram.Linear(ctx, k, x, n, d)
+	}
+	return gram.RBF(ctx, k, x, n, d, width)
+}
+
+// crossKernel fills c (m×n) with k(z_i, x_j).
+func crossKernel(c []float64, kernel KernelName, width float64, z []float64, m int, x []float64, n, d int) {
+	if kernel == Linear {
+		gram.LinearCross(c, z, m, x, n, d)
+		return
+	}
+	gram.RBFCross(c, z, m, x, n, d, width)
+}

@@ -1,0 +1,11 @@
+package kpls
+
+import "syscall"
+
+func physicalMemory() uint64 {
+	var info syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&info); err != nil {
+		return 0
+	}
+	return uint64(info.Totalram) * uint64(info.Unit)
+}

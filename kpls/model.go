@@ -1,0 +1,279 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gram"
+)
+
+// Model is a fitted kernel PLS model holding every m up to its number of
+// valid components. It is immutable after Fit or Load and safe for
+// concurrent use by multiple goroutines.
+type Model struct {
+	opts    Options // resolved: every default filled in
+	n, d    int
+	scale   *scaling  // nil with RawFeatures
+	x       []float64 // n×d training inputs, standardised
+	yMean   float64
+	yc      []float64 // centred training response
+	colMean []float64 // column means of the uncentred K
+	grand   float64   // grand mean of the uncentred K
+	valid   int       // components that passed the breakdown checks
+	steps   int       // Lanczos steps behind the DoF (≥ valid)
+	alpha   []float64 // (valid+1)×n kernel coefficients α_m
+	t, g    []float64 // valid×n scores and coefficient directions
+	l       []float64 // steps×steps Lanczos matrix L = TᵀKR̂
+	stats   []Stats   // m = 0..valid
+	warns   []string
+
+	// The centred kernel matrix, kept from Fit or rebuilt on the first
+	// request for confidence bands.
+	kOnce sync.Once
+	kc    []float64
+	kErr  error
+}
+
+// Fit fits kernel PLS to the rows of x (n×d) and the response y, computing
+// all m = 0..opts.Components at once, with degrees of freedom and the
+// selection criteria for each.
+func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, error) {
+	m, xs, err := prepare(x, y, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKernelSize(m.n); err != nil {
+		return nil, err
+	}
+	k := make([]float64, m.n*m.n)
+	if err := m.fit(ctx, k, xs, y); err != nil {
+		return nil, err
+	}
+	m.kOnce.Do(func() { m.kc = k })
+	return m, nil
+}
+
+// prepare checks the data and options and sets up a model with its
+// standardised training inputs; it returns the raw y mean-centred later.
+func prepare(x mat.Matrix, y []float64, opts Options) (*Model, []float64, error) {
+	xs, n, d, err := denseRows(x, "x")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(y) != n {
+		return nil, nil, fmt.Errorf("%w: x has %d rows, y has %d values", ErrShape, n, len(y))
+	}
+	if n < 3 {
+		return nil, nil, fmt.Errorf("%w: %d rows", ErrTooFewRows, n)
+	}
+	if d < 1 {
+		return nil, nil, fmt.Errorf("%w: x has no columns", ErrShape)
+	}
+	for i, v := range y {
+		if isNaNOrInf(v) {
+			return nil, nil, fmt.Errorf("%w: y row %d is %v", ErrNonFinite, i+1, v)
+		}
+	}
+	if isConstant(y) {
+		return nil, nil, fmt.Errorf("%w: every value is %g", ErrConstantY, y[0])
+	}
+	o, err := opts.resolved(n, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &Model{opts: o, n: n, d: d, x: xs}
+	if !o.RawFeatures {
+		s, constant := learnScaling(xs, n, d)
+		s.apply(xs, n, d)
+		m.scale = &s
+		for _, j := range constant {
+			m.warns = append(m.warns, fmt.Sprintf("feature %s is constant: left unscaled", m.featureName(j)))
+		}
+	}
+	return m, xs, nil
+}
+
+func isConstant(v []float64) bool {
+	for _, w := range v[1:] {
+		if w != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) featureName(j int) string {
+	if j < len(m.opts.FeatureNames) {
+		return fmt.Sprintf("%q (column %d)", m.opts.FeatureNames[j], j+1)
+	}
+	return fmt.Sprintf("column %d", j+1)
+}
+
+// fit builds the centred kernel matrix in k (n×n, reused by Select across
+// widths), runs NIPALS and computes DoF and criteria.
+func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
+	o := &m.opts
+	n := m.n
+	width := o.kernelWidth()
+	o.report("kernel", width, 0, 1)
+	if err := kernelMatrix(ctx, k, o.Kernel, o.Width, xs, n, m.d); err != nil {
+		return err
+	}
+	m.colMean = make([]float64, n)
+	m.grand = gram.Center(k, n, m.colMean)
+	var tr float64
+	for i := 0; i < n; i++ {
+		tr += k[i*n+i]
+	}
+	if !(tr > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
+		return fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, tr)
+	}
+	o.report("kernel", width, 1, 1)
+
+	var sum float64
+	for _, v := range y {
+		sum += v
+	}
+	m.yMean = sum / float64(n)
+	yc := make([]float64, n)
+	m.yc = yc
+	for i, v := range y {
+		yc[i] = v - m.yMean
+	}
+	kr, err := nipals(ctx, o.Backend, k, n, yc, o.steps(), func(done, total int) { o.report("fit", width, done, total) })
+	if err != nil {
+		return err
+	}
+	m.valid = min(o.Components, kr.steps)
+	m.steps = kr.steps
+	if kr.stop != "" {
+		m.warns = append(m.warns, "fit stopped at "+kr.stop)
+	}
+	if m.valid < o.Components {
+		m.warns = append(m.warns, fmt.Sprintf("only %d of the %d components asked for are valid (Krylov breakdown)", m.valid, o.Components))
+	}
+	m.alpha = kr.alpha[:(m.valid+1)*n]
+	m.t = kr.t[:m.valid*n]
+	m.g = kr.g[:m.valid*n]
+	l := kr.lanczosL(o.Backend, m.steps)
+	m.l = l
+
+	dof, err := m.dof(ctx, k, yc, kr)
+	if err != nil {
+		return err
+	}
+	m.stats = make([]Stats, m.valid+1)
+	dofMax := float64(n - 1)
+	if o.Kernel == Linear {
+		dofMax = math.Min(dofMax, float64(m.d+1))
+	}
+	for i := range m.stats {
+		s := &m.stats[i]
+		s.M = i
+		s.RSS = kr.rss[i]
+		s.DoF = dof[i]
+		yh := kr.yhat[i*n : (i+1)*n]
+		for _, v := range yh {
+			s.YhatSq += (v + m.yMean) * (v + m.yMean)
+		}
+		fillCriteria(s, n, dofMax)
+	}
+	return nil
+}
+
+// dof computes DoF(m) for m = 0..valid with the configured method.
+func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64, error) {
+	o := &m.opts
+	width := o.kernelWidth()
+	var dof []float64
+	switch o.DoF {
+	case DoFNone:
+		dof = make([]float64, m.valid+1)
+		for i := range dof {
+			dof[i] = float64(i + 1)
+		}
+	case DoFExact:
+		var err error
+		dof, err = exactDoF(ctx, o.Backend, k, m.n, yc, kr, m.valid, func(done, total int) { o.report("dof", width, done, total) })
+		if err != nil {
+			return nil, err
+		}
+	default: // lanczos, approx
+		dof = lanczosDoF(m.l, m.steps, m.valid)
+		if m.steps < 2*m.valid {
+			m.warns = append(m.warns, fmt.Sprintf("approximate DoF from only %d Lanczos steps for up to %d components (M ≥ 2m is advised)", m.steps, m.valid))
+		}
+	}
+	for i, v := range dof {
+		if isNaNOrInf(v) {
+			dof[i] = math.NaN()
+			m.warns = append(m.warns, fmt.Sprintf("DoF for m = %d could not be computed reliably (%s)", i, o.DoF))
+		}
+	}
+	return dof, nil
+}
+
+func (o *Options) kernelWidth() float64 {
+	if o.Kernel == Linear {
+		return 0
+	}
+	return o.Width
+}
+
+// Options returns the resolved options the model was fitted with.
+func (m *Model) Options() Options {
+	o := m.opts
+	o.FeatureNames = append([]string(nil), o.FeatureNames...)
+	return o
+}
+
+// N returns the number of training points; D the number of features.
+func (m *Model) N() int { return m.n }
+func (m *Model) D() int { return m.d }
+
+// Components returns the number of valid components: every m from 0 to
+// it can be used for prediction.
+func (m *Model) Components() int { return m.valid }
+
+// LanczosSteps returns the number of Lanczos steps behind the approximate DoF.
+func (m *Model) LanczosSteps() int { return m.steps }
+
+// Stats returns the fit statistics for m = 0..Components().
+func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
+
+// Warnings returns what the fit found worth saying (constant features,
+// breakdown, unreliable DoF).
+func (m *Model) Warnings() []string { return append([]string(nil), m.warns...) }
+
+// Select returns the number of components chosen by criterion c: the
+// first local minimum of its score over m = 0..Components().
+func (m *Model) Select(c Criterion) int {
+	score := make([]float64, len(m.stats))
+	for i, s := range m.stats {
+		score[i] = s.Score(c)
+	}
+	return max(FirstLocalMin(score), 0)
+}
+
+// Alpha returns the kernel coefficients α_m (length n); predictions are
+// ȳ + k_c(x)ᵀα_m with k_c the centred kernel vector.
+func (m *Model) Alpha(comp int) ([]float64, error) {
+	if err := m.checkComponents(comp); err != nil {
+		return nil, err
+	}
+	return append([]float64(nil), m.alpha[comp*m.n:(comp+1)*m.n]...), nil
+}
+
+// Intercept returns ȳ.
+func (m *Model) Intercept() float64 { return m.yMean }
+
+func (m *Model) checkComponents(comp int) error {
+	if comp < 0 || comp > m.valid {
+		return fmt.Errorf("%w: %d components asked for, the model has 0..%d", ErrComponents, comp, m.valid)
+	}
+	return nil
+}

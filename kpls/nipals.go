@@ -1,0 +1,164 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/kpls-go/kpls/blas"
+)
+
+// Breakdown thresholds (DESIGN.md §2). A component is refused when
+// Gram–Schmidt leaves less than breakRatio of the new direction, or when
+// the K-normalised residuals lose K-orthogonality by more than korthTol.
+// A third check stops when the m-step Ritz values span more than
+// ritzCondMax² (cond(L_m) > ritzCondMax): the smallest Ritz value then
+// lies below what float64 resolves next to the largest, and the new
+// component is rounding noise.
+const (
+	breakRatio  = 1e-8
+	korthTol    = 1e-4
+	ritzCondMax = 1e9
+)
+
+// krylov is the outcome of kernel NIPALS on a centred kernel matrix: every
+// quantity for m = 0..steps, rows stored contiguously (row i = component i+1).
+type krylov struct {
+	n, steps int
+	t, g, r  []float64 // steps×n: scores, coefficient directions (K g = t), residuals
+	ktr      []float64 // steps×n: K r_i, the fit's own matvecs
+	rKr      []float64 // r_iᵀ K r_i
+	q        []float64 // q_i = t_iᵀ y_c
+	alpha    []float64 // (steps+1)×n: α_m
+	yhat     []float64 // (steps+1)×n: centred fitted values ŷ_m
+	rss      []float64 // RSS_m
+	stop     string    // why the fit stopped early, "" if it did not
+}
+
+// nipals runs kernel NIPALS with two-pass Gram–Schmidt for up to maxSteps
+// components on the centred kernel matrix k (n×n) and centred response yc.
+func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, maxSteps int, progress func(done, total int)) (*krylov, error) {
+	kr := &krylov{
+		n:     n,
+		t:     make([]float64, maxSteps*n),
+		g:     make([]float64, maxSteps*n),
+		r:     make([]float64, maxSteps*n),
+		ktr:   make([]float64, maxSteps*n),
+		rKr:   make([]float64, maxSteps),
+		q:     make([]float64, maxSteps),
+		alpha: make([]float64, (maxSteps+1)*n),
+		yhat:  make([]float64, (maxSteps+1)*n),
+		rss:   make([]float64, maxSteps+1),
+	}
+	kr.rss[0] = bl.Ddot(n, yc, 1, yc, 1)
+	coef := make([]float64, maxSteps)
+	for i := 0; i < maxSteps; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r := kr.r[i*n : (i+1)*n]
+		yhPrev := kr.yhat[i*n : (i+1)*n]
+		for j := range r {
+			r[j] = yc[j] - yhPrev[j]
+		}
+		tt := kr.ktr[i*n : (i+1)*n]
+		bl.Dsymv(gblas.Upper, n, 1, k, n, r, 1, 0, tt, 1)
+		rkr := bl.Ddot(n, r, 1, tt, 1)
+		if !(rkr > 0) || isNaNOrInf(rkr) {
+			kr.stop = fmt.Sprintf("component %d: the residual has no weight on the kernel (rᵀKr = %.3g)", i+1, rkr)
+			break
+		}
+		// K-orthogonality of the residuals: r_lᵀ K r_i = 0 in exact arithmetic.
+		if i > 0 {
+			c := coef[:i]
+			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.r, n, tt, 1, 0, c, 1)
+			worst := 0.0
+			for l, v := range c {
+				worst = math.Max(worst, math.Abs(v)/math.Sqrt(kr.rKr[l]*rkr))
+			}
+			if worst > korthTol {
+				kr.stop = fmt.Sprintf("component %d: residuals lost K-orthogonality (%.2g)", i+1, worst)
+				break
+			}
+		}
+		t := kr.t[i*n : (i+1)*n]
+		g := kr.g[i*n : (i+1)*n]
+		copy(t, tt)
+		copy(g, r)
+		for pass := 0; pass < 2 && i > 0; pass++ {
+			c := coef[:i]
+			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, c, 1)
+			bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c, 1, 1, t, 1)
+			bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, c, 1, 1, g, 1)
+		}
+		nu := bl.Dnrm2(n, t, 1)
+		if nu <= breakRatio*bl.Dnrm2(n, tt, 1) || isNaNOrInf(nu) {
+			kr.stop = fmt.Sprintf("component %d: the Krylov space is exhausted (new direction %.2g of its matvec)", i+1, nu/bl.Dnrm2(n, tt, 1))
+			break
+		}
+		bl.Dscal(n, 1/nu, t, 1)
+		bl.Dscal(n, 1/nu, g, 1)
+		q := bl.Ddot(n, t, 1, yc, 1)
+		kr.q[i] = q
+		kr.rKr[i] = rkr
+		yh := kr.yhat[(i+1)*n : (i+2)*n]
+		copy(yh, yhPrev)
+		bl.Daxpy(n, q, t, 1, yh, 1)
+		al := kr.alpha[(i+1)*n : (i+2)*n]
+		copy(al, kr.alpha[i*n:(i+1)*n])
+		bl.Daxpy(n, q, g, 1, al, 1)
+		var rss float64
+		for j, v := range yh {
+			e := yc[j] - v
+			rss += e * e
+		}
+		kr.rss[i+1] = rss
+		kr.steps = i + 1
+		if c := kr.ritzCond(bl); c > ritzCondMax {
+			kr.steps = i
+			kr.stop = fmt.Sprintf("component %d: the Ritz values are not resolved in float64 (cond(L) = %.2g)", i+1, c)
+			break
+		}
+		if progress != nil {
+			progress(i+1, maxSteps)
+		}
+	}
+	if kr.steps == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop)
+	}
+	return kr, nil
+}
+
+// ritzCond returns the condition number of L over the steps so far.
+func (kr *krylov) ritzCond(bl blas.Float64) float64 {
+	if kr.steps < 2 {
+		return 1
+	}
+	theta, _, ok := ritz(kr.lanczosL(bl, kr.steps), kr.steps, kr.steps)
+	if !ok || !(theta[len(theta)-1] > 0) {
+		return math.Inf(1)
+	}
+	return math.Sqrt(theta[0] / theta[len(theta)-1])
+}
+
+// lanczosL returns L = Tᵀ K R̂ (steps×steps, row-major, upper triangular;
+// bidiagonal in exact arithmetic) where R̂ holds the K-normalised residuals
+// r_i/√(r_iᵀKr_i). Then D = LᵀL = R̂ᵀK²R̂, and K R̂ = T L.
+func (kr *krylov) lanczosL(bl blas.Float64, steps int) []float64 {
+	n := kr.n
+	l := make([]float64, steps*steps)
+	// L[i][j] = t_iᵀ (K r_j) / √(r_jᵀ K r_j); TᵀK R, computed as one product.
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, steps, steps, n, 1, kr.t, n, kr.ktr, n, 0, l, steps)
+	for i := 0; i < steps; i++ {
+		for j := 0; j < steps; j++ {
+			if j < i {
+				l[i*steps+j] = 0 // exactly zero in exact arithmetic
+				continue
+			}
+			l[i*steps+j] /= math.Sqrt(kr.rKr[j])
+		}
+	}
+	return l
+}

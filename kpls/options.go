@@ -1,0 +1,176 @@
+package kpls
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kpls-go/kpls/blas"
+)
+
+// KernelName names a kernel function.
+type KernelName string
+
+const (
+	// RBF is k(x,z) = exp(−‖x−z‖²/(2w)) with width w (w plays the role of a
+	// variance; scikit-learn's gamma is 1/(2w)).
+	RBF KernelName = "rbf"
+	// Linear is k(x,z) = xᵀz on the (standardised) features.
+	Linear KernelName = "linear"
+)
+
+// DoFMethod names how degrees of freedom are computed.
+type DoFMethod string
+
+const (
+	// DoFApprox is the project's most accurate quadratic-time estimator.
+	// For now it is the paper's Lanczos approximation.
+	DoFApprox DoFMethod = "approx"
+	// DoFLanczos is the paper's Definition: Ritz values of D over the
+	// Lanczos steps (quadratic time, free beyond the fit).
+	DoFLanczos DoFMethod = "lanczos"
+	// DoFExact is the trace of the Jacobian ∂ŷ/∂y of the fit, by forward-mode
+	// differentiation of the algorithm itself (cubic time).
+	DoFExact DoFMethod = "exact"
+	// DoFNone sets DoF(m) = m + 1 (a naive count, as plsdof without the
+	// Jacobian).
+	DoFNone DoFMethod = "none"
+)
+
+// Criterion names a model-selection criterion.
+type Criterion string
+
+const (
+	GMDL Criterion = "gmdl"
+	AIC  Criterion = "aic"
+	BIC  Criterion = "bic"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultComponents = 10
+	DefaultLanczos    = 30
+)
+
+// Options configure a fit. The zero value fits an RBF kernel of the default
+// width on standardised features with DefaultComponents components and the
+// approximate DoF.
+type Options struct {
+	// Kernel is RBF (the zero value) or Linear.
+	Kernel KernelName `json:"kernel"`
+	// Width is the RBF width w (> 0). Zero means Gamma is used if set, and
+	// otherwise w = d/2 (scikit-learn's gamma = 1/d on standardised data).
+	Width float64 `json:"width"`
+	// Gamma = 1/(2w) is an alternative way to give the width; set at most
+	// one of Width and Gamma.
+	Gamma float64 `json:"gamma,omitempty"`
+	// Components is the largest number of components m to fit (M). Zero
+	// means DefaultComponents, capped by what the data allow.
+	Components int `json:"components"`
+	// DoF is the degrees-of-freedom method; empty means DoFApprox.
+	DoF DoFMethod `json:"dof"`
+	// Lanczos is the number of Lanczos steps (the paper's m_max) behind the
+	// approximate DoF; zero means max(DefaultLanczos, 2·Components). It is
+	// capped by the number of steps before the Krylov space breaks down.
+	Lanczos int `json:"lanczos"`
+	// RawFeatures switches feature standardisation off (it is on by
+	// default: centre by the training mean, divide by the training
+	// standard deviation).
+	RawFeatures bool `json:"raw_features,omitempty"`
+	// FeatureNames and TargetName are stored with the model so that a
+	// prediction file can be matched by column name. Optional.
+	FeatureNames []string `json:"feature_names,omitempty"`
+	TargetName   string   `json:"target_name,omitempty"`
+
+	// Backend does the linear algebra; nil means blas.Default().
+	Backend blas.Float64 `json:"-"`
+	// Progress, if not nil, is called as long work advances. It is called
+	// from the goroutine that called Fit or Select and must be fast.
+	Progress func(Progress) `json:"-"`
+}
+
+// Progress reports how far long work has come.
+type Progress struct {
+	Stage string  // "kernel", "fit", "dof", "bands"
+	Width float64 // the RBF width being worked on, 0 for the linear kernel
+	Done  int
+	Total int
+}
+
+func (o *Options) report(stage string, width float64, done, total int) {
+	if o.Progress != nil {
+		o.Progress(Progress{Stage: stage, Width: width, Done: done, Total: total})
+	}
+}
+
+// resolved returns a copy of o with defaults filled in and everything
+// checked against the data size n×d.
+func (o Options) resolved(n, d int) (Options, error) {
+	o.Kernel = KernelName(strings.ToLower(string(o.Kernel)))
+	if o.Kernel == "" {
+		o.Kernel = RBF
+	}
+	switch o.Kernel {
+	case RBF:
+		if o.Width != 0 && o.Gamma != 0 {
+			return o, fmt.Errorf("%w: give either a width or a gamma, not both", ErrBadOption)
+		}
+		if o.Width < 0 || o.Gamma < 0 || isNaNOrInf(o.Width) || isNaNOrInf(o.Gamma) {
+			return o, fmt.Errorf("%w: width %g, gamma %g", ErrWidth, o.Width, o.Gamma)
+		}
+		switch {
+		case o.Gamma > 0:
+			o.Width = 1 / (2 * o.Gamma)
+		case o.Width == 0:
+			o.Width = float64(d) / 2
+		}
+		o.Gamma = 0
+	case Linear:
+		if o.Width != 0 || o.Gamma != 0 {
+			return o, fmt.Errorf("%w: the linear kernel takes no width", ErrBadOption)
+		}
+	default:
+		return o, fmt.Errorf("%w: %q (want rbf or linear)", ErrKernel, o.Kernel)
+	}
+	o.DoF = DoFMethod(strings.ToLower(string(o.DoF)))
+	if o.DoF == "" {
+		o.DoF = DoFApprox
+	}
+	switch o.DoF {
+	case DoFApprox, DoFLanczos, DoFExact, DoFNone:
+	default:
+		return o, fmt.Errorf("%w: %q (want exact, lanczos, approx or none)", ErrDoFMethod, o.DoF)
+	}
+	maxComp := n - 1
+	if o.Kernel == Linear && d < maxComp {
+		maxComp = d
+	}
+	if o.Components < 0 {
+		return o, fmt.Errorf("%w: %d components", ErrComponents, o.Components)
+	}
+	if o.Components == 0 {
+		o.Components = min(DefaultComponents, maxComp)
+	}
+	if o.Components > maxComp {
+		return o, fmt.Errorf("%w: %d components asked for, the data allow at most %d", ErrComponents, o.Components, maxComp)
+	}
+	if o.Lanczos < 0 {
+		return o, fmt.Errorf("%w: %d Lanczos steps", ErrBadOption, o.Lanczos)
+	}
+	if o.Lanczos == 0 {
+		o.Lanczos = max(DefaultLanczos, 2*o.Components)
+	}
+	o.Lanczos = max(min(o.Lanczos, maxComp), o.Components)
+	if o.Backend == nil {
+		o.Backend = blas.Default()
+	}
+	return o, nil
+}
+
+// steps is how many Krylov steps the fit runs: enough for the components
+// and, when the DoF needs them, for the Lanczos approximation.
+func (o *Options) steps() int {
+	if o.DoF == DoFLanczos || o.DoF == DoFApprox {
+		return max(o.Components, o.Lanczos)
+	}
+	return o.Components
+}
