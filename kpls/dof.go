@@ -35,53 +35,85 @@ func ritz(l []float64, ld, m int) (theta []float64, u *mat.Dense, ok bool) {
 	return theta, u, true
 }
 
-// residualPoly evaluates q_m(λ) = Π_i (1 − λ/θ_i), the residual polynomial
-// of PLS (y_c − ŷ_m = q_m(K) y_c).
-func residualPoly(theta []float64, lambda float64) float64 {
-	q := 1.0
-	for _, th := range theta {
-		q *= 1 - lambda/th
-	}
-	return q
-}
+// lanczosTol is the largest relative rounding error (estimated) that the
+// Lanczos DoF may carry before it is reported as unreliable.
+const lanczosTol = 1e-6
 
 // lanczosDoF returns the paper's approximate DoF (its Definition, with the
-// c_j misprint fixed), including the intercept, for m = 1..len(out)-1 from
-// L over steps Lanczos steps:
+// c_j misprint fixed), including the intercept, for m = 1..mMax. L is the
+// ld×ld Lanczos matrix of the fit; the Ritz values μ come from its leading
+// M×M block (the paper's m_max):
 //
-//	DoF₀(m) = Σ_k p_m(μ_k) + 2 tr([L q_m(D) L⁻¹]_{1:m,1:m}),
+//	DoF₀(m) = Σ_{k≤M} p_m(μ_k) + 2 tr(T_mᵀ q_m(K) T_m).
 //
-// with μ the Ritz values of D = LᵀL. Writing L = UΣVᵀ, L q_m(D) L⁻¹ =
-// U q_m(Σ²) Uᵀ, so the trace is Σ_k q_m(μ_k) ‖U_{1:m,k}‖² and no inverse
-// (nor any n×n work) is needed.
-func lanczosDoF(l []float64, steps, mMax int) []float64 {
+// The second term needs no matvecs: q_m(K)T_m lies in the Krylov space of
+// S = 2m+1 steps, where tr(T_mᵀ q_m(K) T_m) is the trace of the leading
+// m×m block of L_S q_m(D_S) L_S⁻¹. Writing L_S = UΣVᵀ, that is
+// U q_m(Σ²) Uᵀ: Σ_k q_m(σ_k²) ‖U_{1:m,k}‖², with no inverse. The fit runs
+// the S steps (fewer only when the Krylov space is exhausted, and then it
+// is invariant and the identity holds already).
+//
+// When some Ritz values are tiny, q_m(μ) = Π_i(1 − μ/θ_i) is a huge number
+// that must cancel, and float64 cannot deliver it. The rounding error is
+// estimated from an absolute error ε·μ_max in every Ritz value; where it
+// exceeds lanczosTol relative, the value is NaN (not reliable).
+func lanczosDoF(l []float64, ld, M, mMax int) []float64 {
+	const eps = 0x1p-52
 	out := make([]float64, mMax+1)
 	out[0] = 1
-	mu, u, ok := ritz(l, steps, steps)
-	if !ok {
-		for m := 1; m <= mMax; m++ {
-			out[m] = math.NaN()
-		}
-		return out
-	}
+	mu, _, ok := ritz(l, ld, M)
 	for m := 1; m <= mMax; m++ {
-		theta, _, ok := ritz(l, steps, m)
+		out[m] = math.NaN()
 		if !ok {
-			out[m] = math.NaN()
 			continue
 		}
-		dof := 1.0
-		for k, muk := range mu {
-			q := residualPoly(theta, muk)
+		theta, _, ok1 := ritz(l, ld, m)
+		S := min(ld, max(M, 2*m+1))
+		sig, u, ok2 := ritz(l, ld, S)
+		if !ok1 || !ok2 {
+			continue
+		}
+		delta := eps * math.Max(mu[0], sig[0])
+		dof, errEst := 1.0, 0.0
+		for _, muk := range mu {
+			q, dq := polyWithError(theta, muk, delta)
+			dof += 1 - q
+			errEst += dq
+		}
+		for k, sk := range sig {
 			var w float64
 			for i := 0; i < m; i++ {
 				w += u.At(i, k) * u.At(i, k)
 			}
-			dof += (1 - q) + 2*q*w
+			q, dq := polyWithError(theta, sk, delta)
+			dof += 2 * q * w
+			errEst += 2 * dq * w
 		}
-		out[m] = dof
+		if errEst <= lanczosTol*math.Abs(dof) && !isNaNOrInf(dof) {
+			out[m] = dof
+		}
 	}
 	return out
+}
+
+// polyWithError returns q_m(λ) = Π_i(1 − λ/θ_i) and a first-order bound on
+// its error when λ and every θ_i carry an absolute error δ.
+func polyWithError(theta []float64, lambda, delta float64) (q, dq float64) {
+	q = 1
+	for _, th := range theta {
+		q *= 1 - lambda/th
+	}
+	for i, th := range theta {
+		// ∂q/∂(factor i) times the factor's error δ(1/θ_i + λ/θ_i²).
+		rest := 1.0
+		for j, tj := range theta {
+			if j != i {
+				rest *= 1 - lambda/tj
+			}
+		}
+		dq += math.Abs(rest) * delta * (1/th + math.Abs(lambda)/(th*th))
+	}
+	return q, dq
 }
 
 // exactDoF returns trace(∂ŷ_m/∂y) + 1 for m = 1..mMax by forward-mode

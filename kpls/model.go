@@ -24,7 +24,8 @@ type Model struct {
 	colMean []float64 // column means of the uncentred K
 	grand   float64   // grand mean of the uncentred K
 	valid   int       // components that passed the breakdown checks
-	steps   int       // Lanczos steps behind the DoF (≥ valid)
+	steps   int       // Krylov steps run (≥ valid); L is steps×steps
+	lanczos int       // Lanczos steps M behind the approximate DoF
 	alpha   []float64 // (valid+1)×n kernel coefficients α_m
 	t, g    []float64 // valid×n scores and coefficient directions
 	l       []float64 // steps×steps Lanczos matrix L = TᵀKR̂
@@ -144,21 +145,23 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 	for i, v := range y {
 		yc[i] = v - m.yMean
 	}
-	kr, err := nipals(ctx, o.Backend, k, n, yc, o.steps(), func(done, total int) { o.report("fit", width, done, total) })
+	kr, err := nipals(ctx, o.Backend, k, n, yc, o.steps(o.maxComponents(n, m.d)), func(done, total int) { o.report("fit", width, done, total) })
 	if err != nil {
 		return err
 	}
 	m.valid = min(o.Components, kr.steps)
 	m.steps = kr.steps
+	m.lanczos = min(o.Lanczos, kr.steps)
 	if kr.stop != "" {
 		m.warns = append(m.warns, "fit stopped at "+kr.stop)
 	}
 	if m.valid < o.Components {
 		m.warns = append(m.warns, fmt.Sprintf("only %d of the %d components asked for are valid (Krylov breakdown)", m.valid, o.Components))
 	}
-	m.alpha = kr.alpha[:(m.valid+1)*n]
-	m.t = kr.t[:m.valid*n]
-	m.g = kr.g[:m.valid*n]
+	// Tight copies: the fit's work arrays are sized for all steps.
+	m.alpha = append([]float64(nil), kr.alpha[:(m.valid+1)*n]...)
+	m.t = append([]float64(nil), kr.t[:m.valid*n]...)
+	m.g = append([]float64(nil), kr.g[:m.valid*n]...)
 	l := kr.lanczosL(o.Backend, m.steps)
 	m.l = l
 
@@ -203,9 +206,9 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64
 			return nil, err
 		}
 	default: // lanczos, approx
-		dof = lanczosDoF(m.l, m.steps, m.valid)
-		if m.steps < 2*m.valid {
-			m.warns = append(m.warns, fmt.Sprintf("approximate DoF from only %d Lanczos steps for up to %d components (M ≥ 2m is advised)", m.steps, m.valid))
+		dof = lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
+		if m.lanczos < o.Lanczos {
+			m.warns = append(m.warns, fmt.Sprintf("approximate DoF from %d Lanczos steps, not %d: the Krylov space is exhausted", m.lanczos, o.Lanczos))
 		}
 	}
 	for i, v := range dof {
@@ -240,7 +243,7 @@ func (m *Model) D() int { return m.d }
 func (m *Model) Components() int { return m.valid }
 
 // LanczosSteps returns the number of Lanczos steps behind the approximate DoF.
-func (m *Model) LanczosSteps() int { return m.steps }
+func (m *Model) LanczosSteps() int { return m.lanczos }
 
 // Stats returns the fit statistics for m = 0..Components().
 func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }

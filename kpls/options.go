@@ -140,10 +140,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 	default:
 		return o, fmt.Errorf("%w: %q (want exact, lanczos, approx or none)", ErrDoFMethod, o.DoF)
 	}
-	maxComp := n - 1
-	if o.Kernel == Linear && d < maxComp {
-		maxComp = d
-	}
+	maxComp := o.maxComponents(n, d)
 	if o.Components < 0 {
 		return o, fmt.Errorf("%w: %d components", ErrComponents, o.Components)
 	}
@@ -167,10 +164,20 @@ func (o Options) resolved(n, d int) (Options, error) {
 }
 
 // steps is how many Krylov steps the fit runs: enough for the components
-// and, when the DoF needs them, for the Lanczos approximation.
-func (o *Options) steps() int {
+// and, when the DoF needs them, for the Lanczos approximation (see
+// lanczosDoF for the 2m+1), within what the data allow.
+func (o *Options) steps(maxComp int) int {
 	if o.DoF == DoFLanczos || o.DoF == DoFApprox {
-		return max(o.Components, o.Lanczos)
+		return min(max(o.Components, o.Lanczos, 2*o.Components+1), maxComp)
 	}
 	return o.Components
+}
+
+// maxComponents is the largest number of components the data allow: n−1,
+// and for the linear kernel also the number of features.
+func (o *Options) maxComponents(n, d int) int {
+	if o.Kernel == Linear {
+		return min(n-1, d)
+	}
+	return n - 1
 }

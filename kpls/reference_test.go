@@ -209,3 +209,48 @@ func TestReferenceExactDoF(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceLanczosDoF compares the paper's approximate DoF with the
+// high-precision evaluation of its Definition, for every rule of M.
+// Where float64 cannot evaluate it, the value must be NaN, never wrong.
+func TestReferenceLanczosDoF(t *testing.T) {
+	for _, name := range []string{"sinc_100", "lin_gauss_50x5"} {
+		rc := loadRef(t, name)
+		for _, s := range rc.Settings {
+			for rule, ap := range s.Approx {
+				t.Run(name+"/"+s.Key+"/M="+rule, func(t *testing.T) {
+					var worst float64
+					compared, refused := 0, 0
+					for k := 1; k < len(ap.Gold) && k <= s.MValidMax; k++ {
+						if ap.Gold[k] == nil || ap.MmaxEff[k] == nil {
+							continue
+						}
+						o := s.options(DoFLanczos)
+						o.Components = k
+						o.Lanczos = *ap.MmaxEff[k]
+						m, err := Fit(context.Background(), rc.x, rc.y, o)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if m.LanczosSteps() != *ap.MmaxEff[k] || m.Components() != k {
+							t.Fatalf("m=%d: got %d components from %d steps, want %d from %d", k, m.Components(), m.LanczosSteps(), k, *ap.MmaxEff[k])
+						}
+						got := m.stats[k].DoF
+						if math.IsNaN(got) {
+							refused++
+							continue
+						}
+						e := relErr(got, *ap.Gold[k])
+						worst = math.Max(worst, e)
+						compared++
+						// lanczosDoF refuses values whose estimated error exceeds 1e-6.
+						if e > 1e-5 {
+							t.Errorf("m=%d, M=%d: lanczos DoF %.10g, gold %.10g", k, *ap.MmaxEff[k], got, *ap.Gold[k])
+						}
+					}
+					t.Logf("max rel error %.2g over %d values; %d refused as unreliable", worst, compared, refused)
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,63 @@
+// Package kpls fits Kernel Partial Least Squares regression with the
+// quadratic-time degrees of freedom and confidence intervals of Krämer,
+// Sugiyama and Braun, "Lanczos Approximations for the Speedup of Kernel
+// Partial Least Squares Regression", AISTATS 2009.
+//
+// # Overview
+//
+// Fit runs kernel NIPALS (two-pass Gram–Schmidt) once and keeps every
+// number of components m up to Options.Components: predictions, RSS,
+// degrees of freedom (DoF), σ̂ and the AIC, BIC and gMDL criteria for each
+// m. Select does the same over a grid of RBF widths, reusing one n×n
+// buffer, and returns the whole table with the winner. PredictBands gives
+// pointwise confidence intervals.
+//
+// # Conventions
+//
+//   - RBF kernel k(x,z) = exp(−‖x−z‖²/(2w)): the width w plays the role of
+//     a variance; scikit-learn's gamma is 1/(2w).
+//   - Features are standardised with training means and standard deviations
+//     (n−1) unless Options.RawFeatures; the kernel is centred in feature
+//     space, new points with the training means.
+//   - DoF include the intercept's +1. Stats.DoF is unclipped; the value
+//     clipped to [1, n−1] feeds σ̂ = √(RSS/(n−DoF)) and the criteria.
+//   - The variance of f(x) is σ̂²(‖H_mᵀk_c(x)‖² + 1/n) with H_m = ∂α_m/∂y;
+//     BandOptions.NoIntercept drops the 1/n as the paper does.
+//
+// # Degrees of freedom
+//
+// DoFExact differentiates the fit itself in forward mode (cubic in n): it
+// equals the Jacobian trace to rounding, also close to the breakdown point
+// where the paper's polynomial forms fail. DoFLanczos is the paper's
+// Definition, computed from the small Lanczos matrix L only (no n×n work
+// beyond the fit); DoFApprox is, for now, the same. A DoF that float64 cannot
+// evaluate reliably is NaN (null in JSON) with a warning, never a wrong
+// number.
+//
+// # Corrections to the paper
+//
+// The second line of the Corollary and the Definition omit c_j in the third
+// term; the Proposition for H_mᵀk(x) holds only for m = 1. This package uses
+// the forms in which both are exact: DoF₀ = Σ_k p_m(λ_k) + 2 tr(T_mᵀq_m(K)T_m)
+// and H_mᵀk = s_m(K)k + 2 q_m(K) T Gᵀk with q_m the residual polynomial of
+// the fit and s_m = (1 − q_m)/λ, evaluated over the Ritz values.
+//
+// # Breakdown
+//
+// The Krylov space is exhausted in float64 long before n components. The
+// fit stops when Gram–Schmidt leaves less than 1e-8 of a new direction,
+// when the residuals lose K-orthogonality beyond 1e-4, or when the Ritz
+// values can no longer be resolved (cond(L) > 1e9); Model.Components
+// reports how many components are valid, and Model.Warnings why it stopped.
+//
+// # Concurrency
+//
+// A Model is immutable after Fit or Load and safe for concurrent use. The
+// centred kernel matrix behind confidence bands is built once, on first
+// use, for a loaded model.
+//
+// # BLAS
+//
+// All n×n work goes through Options.Backend (package blas): pure Go by
+// default, OpenBLAS with the openblas build tag.
+package kpls
