@@ -15,6 +15,9 @@ import (
 // (ld = leading dimension of l), in descending order, together with the
 // left singular vectors U (m×m) of L_m.
 func ritz(l []float64, ld, m int) (theta []float64, u *mat.Dense, ok bool) {
+	if m == 0 {
+		return nil, nil, true
+	}
 	lm := mat.NewDense(m, m, nil)
 	for i := 0; i < m; i++ {
 		for j := i; j < m; j++ {
