@@ -1,0 +1,44 @@
+// Package simd holds the hand-written AVX2+FMA kernels behind kernel-matrix
+// construction and the pure-Go BLAS backend.
+//
+// # Overview
+//
+//   - ScaledExp, Exp: exp over a slice, 4 lanes per instruction.
+//   - SqDist: squared distances from one point to many, points stored
+//     feature-major so that four points share each instruction.
+//   - Symv: y = α·A·x + β·y for symmetric A reading one triangle only;
+//     Gemv: y = α·A·x + β·y. Both split rows over goroutines for large
+//     matrices, since one core cannot saturate memory bandwidth.
+//
+// # Kernels and their twins
+//
+// Each assembly kernel (file *_amd64.s, declared in cpu_amd64.go) has a
+// pure-Go twin in a *_generic.go file that is always compiled; the twin is
+// the specification. The exported functions run the kernel on the longest
+// prefix it handles and the twin on the tail. Exp and SqDist kernels
+// perform the same operations in the same order as their twins and agree
+// with them bit for bit; the matrix–vector kernels sum in a different order
+// and agree to rounding.
+//
+// CPU features are detected once, with golang.org/x/sys/cpu, into the
+// package variable useAVX2; tests clear it to exercise the twins in the
+// same binary. Building with -tags noasm, or for another GOARCH, leaves only
+// the twins (cpu_noasm.go).
+//
+// # Accuracy of Exp
+//
+// Range reduction x = n·ln2 + r with a two-part ln 2 and FMA, a degree-13
+// Taylor polynomial on |r| ≤ ln2/2, and scaling by two powers of two so that
+// subnormal results are rounded once. Against a 160-bit reference the error
+// is at most 1 ulp over [−745.2, 709.79], including subnormal results
+// (in units of the subnormal spacing). x < −745.13 and −Inf give 0,
+// x > 709.78 and +Inf give +Inf, NaN gives NaN. math.Exp on amd64 is also
+// up to 1 ulp off, and returns +Inf from about x = 709.4.
+//
+// # Invariants
+//
+// Kernels never read or write outside the slices they are given (tests
+// surround outputs with NaN guard cells), never allocate except the
+// per-goroutine accumulators of a parallel Symv, and panic only on
+// mismatched lengths.
+package simd
