@@ -33,3 +33,46 @@ func sqDistAsm(dst, xt []float64, ld int, xi []float64) int {
 	sqDistAVX2(&dst[0], &xt[0], ld, &xi[0], len(xi), n)
 	return n
 }
+
+//go:noescape
+func dot4AVX2(a *float64, lda int, x *float64, n int, out *[4]float64)
+
+//go:noescape
+func symRank4AVX2(a *float64, lda int, x, y *float64, n int, xs, out *[4]float64)
+
+// dot4 is dot4Generic with the multiple-of-4 prefix in assembly.
+func dot4(a []float64, lda int, x []float64, out *[4]float64) {
+	m := len(x) &^ 3
+	if !useAVX2 || m == 0 {
+		dot4Generic(a, lda, x, out)
+		return
+	}
+	_ = a[3*lda+len(x)-1]
+	dot4AVX2(&a[0], lda, &x[0], m, out)
+	if m < len(x) {
+		var t [4]float64
+		dot4Generic(a[m:], lda, x[m:], &t)
+		for r := range t {
+			out[r] += t[r]
+		}
+	}
+}
+
+// symRank4 is symRank4Generic with the multiple-of-4 prefix in assembly.
+func symRank4(a []float64, lda int, x, y []float64, xs, out *[4]float64) {
+	m := len(x) &^ 3
+	if !useAVX2 || m == 0 {
+		symRank4Generic(a, lda, x, y, xs, out)
+		return
+	}
+	_ = a[3*lda+len(x)-1]
+	_ = y[len(x)-1]
+	symRank4AVX2(&a[0], lda, &x[0], &y[0], m, xs, out)
+	if m < len(x) {
+		var t [4]float64
+		symRank4Generic(a[m:], lda, x[m:], y[m:len(x)], xs, &t)
+		for r := range t {
+			out[r] += t[r]
+		}
+	}
+}

@@ -9,3 +9,9 @@ var useAVX2 = false
 func expAsm(dst, x []float64, s float64) int { return 0 }
 
 func sqDistAsm(dst, xt []float64, ld int, xi []float64) int { return 0 }
+
+func dot4(a []float64, lda int, x []float64, out *[4]float64) { dot4Generic(a, lda, x, out) }
+
+func symRank4(a []float64, lda int, x, y []float64, xs, out *[4]float64) {
+	symRank4Generic(a, lda, x, y, xs, out)
+}

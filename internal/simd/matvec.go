@@ -1,0 +1,203 @@
+package simd
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// parMinElems is the number of matrix elements read below which Gemv and
+// Symv run on the calling goroutine: smaller products finish in tens of
+// microseconds, where starting goroutines costs more than it saves.
+const parMinElems = 1 << 16
+
+// workers returns how many goroutines to split work of the given number of
+// matrix elements over.
+func workers(elems, rows int) int {
+	w := runtime.GOMAXPROCS(0)
+	if elems < parMinElems || w < 2 {
+		return 1
+	}
+	return min(w, max(rows/4, 1))
+}
+
+// scaleY sets y = beta·y, with y = 0 when beta is 0 whatever y held (as in
+// BLAS, where β = 0 means y is output only).
+func scaleY(beta float64, y []float64) {
+	switch beta {
+	case 0:
+		clear(y)
+	case 1:
+	default:
+		for i := range y {
+			y[i] *= beta
+		}
+	}
+}
+
+// Gemv sets y = alpha·A·x + beta·y for the m×n row-major matrix A with
+// leading dimension lda ≥ n, x of length n and y of length m. Large
+// products are split over GOMAXPROCS goroutines by blocks of rows.
+func Gemv(m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	if m < 0 || n < 0 || lda < max(n, 1) || len(x) < n || len(y) < m || m > 0 && n > 0 && len(a) < (m-1)*lda+n {
+		panic("simd: Gemv bad shape")
+	}
+	x, y = x[:n], y[:m]
+	if alpha == 0 || n == 0 {
+		scaleY(beta, y)
+		return
+	}
+	w := workers(m*n, m)
+	if w == 1 {
+		gemvRows(0, m, alpha, a, lda, x, beta, y)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range w {
+		r0, r1 := p*m/w&^3, (p+1)*m/w&^3
+		if p == w-1 {
+			r1 = m
+		}
+		wg.Go(func() { gemvRows(r0, r1, alpha, a, lda, x, beta, y) })
+	}
+	wg.Wait()
+}
+
+// gemvRows does rows [r0, r1) of Gemv.
+func gemvRows(r0, r1 int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	var d [4]float64
+	i := r0
+	for ; i+4 <= r1; i += 4 {
+		dot4(a[i*lda:], lda, x, &d)
+		for r, v := range d {
+			y[i+r] = axpby(alpha, v, beta, y[i+r])
+		}
+	}
+	for ; i < r1; i++ {
+		row := a[i*lda : i*lda+len(x)]
+		var s float64
+		for k, v := range x {
+			s += row[k] * v
+		}
+		y[i] = axpby(alpha, s, beta, y[i])
+	}
+}
+
+// axpby returns alpha·v + beta·y, ignoring y when beta is 0.
+func axpby(alpha, v, beta, y float64) float64 {
+	if beta == 0 {
+		return alpha * v
+	}
+	return alpha*v + beta*y
+}
+
+// accPool recycles the per-goroutine accumulators of a parallel Symv.
+var accPool sync.Pool
+
+// Symv sets y = alpha·A·x + beta·y for the symmetric n×n row-major matrix A
+// with leading dimension lda ≥ n, reading only its upper triangle (upper)
+// or its lower triangle: n²/2 elements instead of n². Each 4-row block of
+// the triangle is read once and used twice, as rows (dot products with x)
+// and, by symmetry, as columns (updates of y). Large products split the
+// rows over GOMAXPROCS goroutines in bands of equal area, each
+// accumulating into its own vector; the vectors are summed at the end.
+func Symv(upper bool, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	if n < 0 || lda < max(n, 1) || len(x) < n || len(y) < n || n > 0 && len(a) < (n-1)*lda+n {
+		panic("simd: Symv bad shape")
+	}
+	x, y = x[:n], y[:n]
+	scaleY(beta, y)
+	if alpha == 0 || n == 0 {
+		return
+	}
+	w := workers(n*n/2, n)
+	if w == 1 {
+		symvRows(upper, 0, n, alpha, a, lda, x, y)
+		return
+	}
+	// Row r of the upper triangle holds n−r elements, of the lower r+1:
+	// band p ends where the area above it reaches (p+1)/w of the total.
+	bounds := make([]int, w+1)
+	for p := 1; p < w; p++ {
+		f := float64(p) / float64(w)
+		var r float64
+		if upper {
+			r = float64(n) * (1 - math.Sqrt(1-f))
+		} else {
+			r = float64(n) * math.Sqrt(f)
+		}
+		bounds[p] = int(r) &^ 3
+	}
+	bounds[w] = n
+	accs := make([][]float64, w)
+	accs[0] = y
+	for p := 1; p < w; p++ {
+		acc, _ := accPool.Get().(*[]float64)
+		if acc == nil || cap(*acc) < n {
+			acc = new(make([]float64, n))
+		}
+		accs[p] = (*acc)[:n]
+		clear(accs[p])
+	}
+	var wg sync.WaitGroup
+	for p := range w {
+		wg.Go(func() { symvRows(upper, bounds[p], bounds[p+1], alpha, a, lda, x, accs[p]) })
+	}
+	wg.Wait()
+	for _, acc := range accs[1:] {
+		for i, v := range acc {
+			y[i] += v
+		}
+		accPool.Put(&acc)
+	}
+}
+
+// symvRows adds alpha times the contribution of the triangle's rows
+// [r0, r1) to A·x into acc.
+func symvRows(upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, acc []float64) {
+	n := len(x)
+	var xs, d [4]float64
+	i := r0
+	for ; i+4 <= r1; i += 4 {
+		for r := range xs {
+			xs[r] = alpha * x[i+r]
+		}
+		// The 4×4 diagonal block, then the rectangle beside it.
+		for r := range 4 {
+			row := a[(i+r)*lda+i : (i+r)*lda+i+4]
+			acc[i+r] += alpha * row[r] * x[i+r]
+			lo, hi := r+1, 4
+			if !upper {
+				lo, hi = 0, r
+			}
+			for c := lo; c < hi; c++ {
+				acc[i+r] += alpha * row[c] * x[i+c]
+				acc[i+c] += xs[r] * row[c]
+			}
+		}
+		if upper && i+4 < n {
+			symRank4(a[i*lda+i+4:], lda, x[i+4:], acc[i+4:], &xs, &d)
+		} else if !upper && i > 0 {
+			symRank4(a[i*lda:], lda, x[:i], acc[:i], &xs, &d)
+		} else {
+			continue
+		}
+		for r, v := range d {
+			acc[i+r] += alpha * v
+		}
+	}
+	for ; i < r1; i++ {
+		lo, hi := i+1, n
+		if !upper {
+			lo, hi = 0, i
+		}
+		row := a[i*lda : i*lda+n]
+		s := row[i] * x[i]
+		xi := alpha * x[i]
+		for k := lo; k < hi; k++ {
+			s += row[k] * x[k]
+			acc[k] += xi * row[k]
+		}
+		acc[i] += alpha * s
+	}
+}

@@ -1,0 +1,188 @@
+package simd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randMat returns an m×n matrix with leading dimension lda whose padding
+// columns are NaN, so that reading them poisons the result.
+func randMat(rng *rand.Rand, m, n, lda int) []float64 {
+	a := make([]float64, m*lda)
+	for i := range m {
+		for j := range lda {
+			if j < n {
+				a[i*lda+j] = rng.NormFloat64()
+			} else {
+				a[i*lda+j] = math.NaN()
+			}
+		}
+	}
+	return a
+}
+
+func randVec(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+// closeTo reports whether got matches want to a tolerance scaled by the
+// size of the sums that produced them.
+func closeTo(got, want, scale float64) bool {
+	return math.Abs(got-want) <= 1e-13*scale
+}
+
+// scales is what the matrix–vector tests try for alpha and beta.
+var scales = []float64{0, 1, -0.7}
+
+func gemvCase(t *testing.T, rng *rand.Rand, m, n, lda int) {
+	t.Helper()
+	a := randMat(rng, m, n, lda)
+	x := randVec(rng, n)
+	y0 := randVec(rng, m)
+	for _, alpha := range scales {
+		for _, beta := range scales {
+			y := guarded(m)
+			copy(y[guard:], y0)
+			if beta == 0 {
+				for i := range m {
+					y[guard+i] = math.NaN() // output only: must be ignored
+				}
+			}
+			Gemv(m, n, alpha, a, lda, x, beta, y[guard:guard+m])
+			checkGuards(t, y, m)
+			for i := range m {
+				var s, abs float64
+				for k := range n {
+					s += a[i*lda+k] * x[k]
+					abs += math.Abs(a[i*lda+k] * x[k])
+				}
+				want := alpha * s
+				if beta != 0 {
+					want += beta * y0[i]
+				}
+				if !closeTo(y[guard+i], want, abs+math.Abs(y0[i])) {
+					t.Fatalf("Gemv m=%d n=%d lda=%d α=%v β=%v: y[%d] = %v, want %v", m, n, lda, alpha, beta, i, y[guard+i], want)
+				}
+			}
+		}
+	}
+}
+
+// symvCase fills the unused triangle with NaN: Symv must not read it.
+func symvCase(t *testing.T, rng *rand.Rand, upper bool, n, lda int) {
+	t.Helper()
+	full := randMat(rng, n, n, lda)
+	for i := range n {
+		for j := range i {
+			full[i*lda+j] = full[j*lda+i]
+		}
+	}
+	a := append([]float64(nil), full...)
+	for i := range n {
+		for j := range n {
+			if upper && j < i || !upper && j > i {
+				a[i*lda+j] = math.NaN()
+			}
+		}
+	}
+	x := randVec(rng, n)
+	y0 := randVec(rng, n)
+	for _, alpha := range scales {
+		for _, beta := range scales {
+			y := guarded(n)
+			copy(y[guard:], y0)
+			if beta == 0 {
+				for i := range n {
+					y[guard+i] = math.NaN()
+				}
+			}
+			Symv(upper, n, alpha, a, lda, x, beta, y[guard:guard+n])
+			checkGuards(t, y, n)
+			for i := range n {
+				var s, abs float64
+				for k := range n {
+					s += full[i*lda+k] * x[k]
+					abs += math.Abs(full[i*lda+k] * x[k])
+				}
+				want := alpha * s
+				if beta != 0 {
+					want += beta * y0[i]
+				}
+				if !closeTo(y[guard+i], want, abs+math.Abs(y0[i])) {
+					t.Fatalf("Symv upper=%v n=%d lda=%d α=%v β=%v: y[%d] = %v, want %v", upper, n, lda, alpha, beta, i, y[guard+i], want)
+				}
+			}
+		}
+	}
+}
+
+// bothPaths runs f with the assembly kernels and with the generic twins.
+func bothPaths(t *testing.T, f func(t *testing.T)) {
+	t.Run("asm", f)
+	t.Run("generic", func(t *testing.T) { withGeneric(t, func() { f(t) }) })
+}
+
+func TestGemv(t *testing.T) {
+	bothPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(8, 9))
+		for _, m := range []int{0, 1, 3, 4, 5, 9, 17} {
+			for _, n := range []int{0, 1, 2, 4, 7, 8, 13, 33} {
+				gemvCase(t, rng, m, n, n+rng.IntN(3)+1)
+			}
+		}
+		gemvCase(t, rng, 301, 300, 303) // parallel path
+	})
+}
+
+func TestSymv(t *testing.T) {
+	bothPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(10, 11))
+		for _, upper := range []bool{true, false} {
+			for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 31} {
+				symvCase(t, rng, upper, n, n+rng.IntN(3)+1)
+			}
+			for _, n := range []int{366, 403} { // parallel path
+				t.Run(fmt.Sprint("n=", n), func(t *testing.T) { symvCase(t, rng, upper, n, n+1) })
+			}
+		}
+	})
+}
+
+// FuzzMatvecKernels compares the two matrix–vector kernels with their
+// generic twins on a random 4×n block.
+func FuzzMatvecKernels(f *testing.F) {
+	f.Add(uint64(1), uint8(13), uint8(2))
+	f.Add(uint64(2), uint8(4), uint8(0))
+	f.Add(uint64(3), uint8(64), uint8(7))
+	f.Fuzz(func(t *testing.T, seed uint64, n, pad uint8) {
+		rng := rand.New(rand.NewPCG(seed, 12))
+		lda := int(n) + int(pad%8)
+		a := randMat(rng, 4, int(n), max(lda, 1))
+		x := randVec(rng, int(n))
+		xs := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		var got, want [4]float64
+		dot4(a, max(lda, 1), x, &got)
+		dot4Generic(a, max(lda, 1), x, &want)
+		yGot, yWant := randVec(rng, int(n)), make([]float64, n)
+		copy(yWant, yGot)
+		var sGot, sWant [4]float64
+		symRank4(a, max(lda, 1), x, yGot, &xs, &sGot)
+		symRank4Generic(a, max(lda, 1), x, yWant, &xs, &sWant)
+		for r := range 4 {
+			if !closeTo(got[r], want[r], float64(n)+1) || !closeTo(sGot[r], sWant[r], float64(n)+1) {
+				t.Fatalf("row %d: dot4 %v vs %v, symRank4 %v vs %v", r, got[r], want[r], sGot[r], sWant[r])
+			}
+		}
+		for k := range yGot {
+			if !closeTo(yGot[k], yWant[k], 10) {
+				t.Fatalf("y[%d]: %v vs %v", k, yGot[k], yWant[k])
+			}
+		}
+	})
+}
