@@ -30,6 +30,7 @@ type Model struct {
 	t, g    []float64 // valid×n scores and coefficient directions
 	l       []float64 // steps×steps Lanczos matrix L = TᵀKR̂
 	stats   []Stats   // m = 0..valid
+	dofSE   []float64 // standard error of the approximate DoF, nil if none
 	warns   []string
 
 	// The centred kernel matrix, kept from Fit or rebuilt on the first
@@ -205,7 +206,13 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64
 		if err != nil {
 			return nil, err
 		}
-	default: // lanczos, approx
+	case DoFApprox:
+		var err error
+		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, m.l, m.steps, m.valid, o.probes(), o.Seed)
+		if err != nil {
+			return nil, err
+		}
+	default: // lanczos
 		dof = lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
 		if m.lanczos < o.Lanczos {
 			m.warns = append(m.warns, fmt.Sprintf("approximate DoF from %d Lanczos steps, not %d: the Krylov space is exhausted", m.lanczos, o.Lanczos))

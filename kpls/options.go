@@ -72,6 +72,10 @@ type Options struct {
 	// approximate DoF; zero means max(DefaultLanczos, 2·Components). It is
 	// capped by the number of steps before the Krylov space breaks down.
 	Lanczos int `json:"lanczos"`
+	// Probes is the number of random probe vectors behind DoFApprox; zero
+	// means DefaultProbes. Seed seeds them: equal seeds give equal results.
+	Probes int    `json:"probes,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"`
 	// RawFeatures switches feature standardisation off (it is on by
 	// default: centre by the training mean, divide by the training
 	// standard deviation).
@@ -180,4 +184,11 @@ func (o *Options) maxComponents(n, d int) int {
 		return min(n-1, d)
 	}
 	return n - 1
+}
+
+func (o *Options) probes() int {
+	if o.Probes > 1 {
+		return o.Probes
+	}
+	return DefaultProbes
 }

@@ -1,0 +1,265 @@
+package kpls
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
+)
+
+// DefaultProbes is the number of random probe vectors behind DoFApprox.
+const DefaultProbes = 32
+
+// approxDoF estimates DoF(m), m = 1..mMax, including the intercept, in
+// quadratic time and with a standard error. It splits
+//
+//	DoF₀(m) = tr p_m(K) + 2 tr(T_mᵀ q_m(K) T_m)
+//
+// and evaluates the second term exactly from the Lanczos matrix (as
+// lanczosDoF). The paper replaces tr p_m(K) by a sum over Ritz values,
+// which misses the bulk of small eigenvalues when the spectrum decays
+// slowly. Here the trace is split along the fit's own orthonormal scores
+// T_L (P = T_L T_Lᵀ):
+//
+//	tr p_m(K) = tr(P p_m(K) P) + tr((I−P) p_m(K) (I−P)).
+//
+// The first part is exact from the small matrices (t_lᵀ q_m(K) t_l is a
+// diagonal entry of L q_m(D) L⁻¹ while l + m < steps); the second is a
+// Hutchinson estimate with Rademacher probes projected off T_L, where
+// q_m(K)ζ comes from the three-term recurrence of the fit's residual
+// polynomials (the Jacobi matrix is D = LᵀL): one block product with K
+// per m for all probes together.
+//
+// Control variates cut the probes' variance: on the deflated space the
+// traces of K and K² are known exactly (tr K and ‖K‖²_F are O(n²), and
+// t_lᵀKt_l, ‖Kt_l‖² are entries of LLᵀ), and p_m(λ) is close to
+// c₁λ + c₂λ² on the small eigenvalues that dominate there; c is fitted by
+// least squares across the probes. The standard error is the residual
+// spread of that fit.
+//
+// y_c rides along as one more row: q_m(K)y_c must equal the fit's residual,
+// which checks the recurrence; where it does not, the value is NaN.
+func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, l []float64, steps, mMax, probes int, seed uint64) (dof, se []float64, err error) {
+	dof = make([]float64, mMax+1)
+	se = make([]float64, mMax+1)
+	dof[0] = 1
+	for m := 1; m <= mMax; m++ {
+		dof[m] = math.NaN()
+		se[m] = math.NaN()
+	}
+	if steps < mMax+1 {
+		// The Krylov space is exhausted: K is (numerically) of rank
+		// steps on the data's span, and the Lanczos sum is complete.
+		lz := lanczosDoF(l, steps, steps, mMax)
+		for m := 1; m <= mMax; m++ {
+			dof[m], se[m] = lz[m], 0
+		}
+		return dof, se, nil
+	}
+	// Jacobi matrix D = LᵀL (tridiagonal in exact arithmetic).
+	d := func(i, j int) float64 {
+		var s float64
+		for r := 0; r <= min(i, j); r++ {
+			s += l[r*steps+i] * l[r*steps+j]
+		}
+		return s
+	}
+	nDefl := max(steps-1-mMax, 0)
+	_, u, ok := ritz(l, steps, steps)
+	sig, _, _ := ritz(l, steps, steps)
+	if !ok {
+		return dof, se, nil
+	}
+
+	// Probes, projected off the deflation space T_L.
+	s := probes
+	rng := rand.New(rand.NewPCG(seed, 0x6b706c73))
+	z := make([]float64, s*n)
+	for i := range z {
+		if rng.Uint64()&1 == 0 {
+			z[i] = 1
+		} else {
+			z[i] = -1
+		}
+	}
+	if nDefl > 0 {
+		c := make([]float64, s*nDefl)
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, s, nDefl, n, 1, z, n, kr.t, n, 0, c, nDefl)
+		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, s, n, nDefl, -1, c, nDefl, kr.t, n, 1, z, n)
+	}
+	zz := make([]float64, s)
+	for i := range zz {
+		zz[i] = bl.Ddot(n, z[i*n:], 1, z[i*n:], 1)
+	}
+	// Exact traces of K and K² on the deflated space.
+	llt := func(i, j int) float64 {
+		var v float64
+		for r := max(i, j); r < steps; r++ {
+			v += l[i*steps+r] * l[j*steps+r]
+		}
+		return v
+	}
+	var trK, trK2 float64
+	for i := 0; i < n; i++ {
+		row := k[i*n : (i+1)*n]
+		trK += row[i]
+		trK2 += bl.Ddot(n, row, 1, row, 1)
+	}
+	for li := 0; li < nDefl; li++ {
+		trK -= llt(li, li)
+		for i := 0; i < steps; i++ {
+			v := llt(i, li)
+			trK2 -= v * v
+		}
+	}
+	a1 := make([]float64, s)
+	a2 := make([]float64, s)
+	z = append(z, yc...) // row s: y_c, for the check
+	s1 := s + 1
+	// Three-term recurrence W_{j+1} = (W_j K − D_jj W_j − D_{j−1,j} W_{j−1}) / D_{j+1,j},
+	// with the scalar P_j(0) alongside, so that q_j(K)ζ = W_j / P_j(0).
+	prev := make([]float64, s1*n)
+	cur := append([]float64(nil), z...)
+	next := make([]float64, s1*n)
+	p0Prev, p0 := 0.0, 1.0
+	b := make([]float64, s)
+	for j := 0; j < mMax; j++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		alpha, beta := d(j, j), d(j+1, j)
+		betaPrev := 0.0
+		if j > 0 {
+			betaPrev = d(j-1, j)
+		}
+		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, s1, n, n, 1, cur, n, k, n, 0, next, n)
+		if j == 0 {
+			for i := 0; i < s; i++ {
+				a1[i] = bl.Ddot(n, z[i*n:], 1, next[i*n:], 1)
+				a2[i] = bl.Ddot(n, next[i*n:], 1, next[i*n:], 1)
+			}
+		}
+		for i := range next {
+			next[i] = (next[i] - alpha*cur[i] - betaPrev*prev[i]) / beta
+		}
+		p0Next := (-alpha*p0 - betaPrev*p0Prev) / beta
+		prev, cur, next = cur, next, prev
+		p0Prev, p0 = p0, p0Next
+		m := j + 1
+
+		// Deflated part: Σ_{l<L} (1 − [U q_m(Σ²) Uᵀ]_ll); the Krylov term:
+		// Σ_k q_m(σ_k²) ‖U_{1:m,k}‖² over 2m+1 steps.
+		theta, _, ok := ritz(l, steps, m)
+		if !ok {
+			continue
+		}
+		var defl float64
+		for li := 0; li < nDefl; li++ {
+			var x float64
+			for kk, sk := range sig {
+				x += u.At(li, kk) * u.At(li, kk) * polyValue(theta, sk)
+			}
+			defl += 1 - x
+		}
+		two := krylovTerm(l, steps, m, theta)
+		// Check: q_m(K) y_c against the fit's residual y_c − ŷ_m.
+		var num, den float64
+		for i, v := range yc {
+			r := v - kr.yhat[m*n+i]
+			e := cur[s*n+i]/p0 - r
+			num += e * e
+			den += r * r
+		}
+		if !(math.Sqrt(num) <= recurrenceTol*math.Sqrt(den)) {
+			continue
+		}
+		for i := 0; i < s; i++ {
+			b[i] = zz[i] - bl.Ddot(n, z[i*n:], 1, cur[i*n:], 1)/p0
+		}
+		est, sem := controlVariate(b, a1, a2, trK, trK2)
+		v := 1 + defl + est + 2*two
+		if !isNaNOrInf(v) {
+			dof[m] = v
+			se[m] = sem
+		}
+	}
+	return dof, se, nil
+}
+
+// recurrenceTol bounds the relative error of the residual-polynomial
+// recurrence, checked on y_c.
+const recurrenceTol = 1e-6
+
+// controlVariate estimates E[b] given samples b_i and control samples a1_i,
+// a2_i whose means A1, A2 are known, by least squares b ≈ β₀ + c₁a1 + c₂a2:
+// the estimate is β₀ + c₁A1 + c₂A2, with the residual standard error.
+func controlVariate(b, a1, a2 []float64, A1, A2 float64) (est, se float64) {
+	s := len(b)
+	x := mat.NewDense(s, 3, nil)
+	for i := range b {
+		x.Set(i, 0, 1)
+		x.Set(i, 1, a1[i])
+		x.Set(i, 2, a2[i])
+	}
+	var qr mat.QR
+	qr.Factorize(x)
+	var c mat.VecDense
+	if s <= 3 || qr.SolveVecTo(&c, false, mat.NewVecDense(s, b)) != nil {
+		var mean, m2 float64
+		for _, v := range b {
+			mean += v / float64(s)
+		}
+		for _, v := range b {
+			m2 += (v - mean) * (v - mean)
+		}
+		return mean, math.Sqrt(m2 / float64(max(s-1, 1)) / float64(s))
+	}
+	var rss float64
+	for i, v := range b {
+		r := v - c.AtVec(0) - c.AtVec(1)*a1[i] - c.AtVec(2)*a2[i]
+		rss += r * r
+	}
+	est = c.AtVec(0) + c.AtVec(1)*A1 + c.AtVec(2)*A2
+	// The standard error of the fitted mean at (A1, A2): √(σ²·xᵀ(XᵀX)⁻¹x).
+	var r mat.Dense
+	qr.RTo(&r)
+	xq := mat.NewVecDense(3, []float64{1, A1, A2})
+	var w mat.VecDense
+	if err := w.SolveVec(r.T(), xq); err != nil {
+		return est, math.NaN()
+	}
+	sigma2 := rss / float64(s-3)
+	return est, math.Sqrt(sigma2 * mat.Dot(&w, &w))
+}
+
+// polyValue is q_m(λ) = Π_i(1 − λ/θ_i).
+func polyValue(theta []float64, lambda float64) float64 {
+	q := 1.0
+	for _, th := range theta {
+		q *= 1 - lambda/th
+	}
+	return q
+}
+
+// krylovTerm is tr(T_mᵀ q_m(K) T_m) from the leading S = 2m+1 steps of L
+// (see lanczosDoF).
+func krylovTerm(l []float64, ld, m int, theta []float64) float64 {
+	S := min(ld, 2*m+1)
+	sig, u, ok := ritz(l, ld, S)
+	if !ok {
+		return math.NaN()
+	}
+	var tr float64
+	for k, sk := range sig {
+		var w float64
+		for i := 0; i < m; i++ {
+			w += u.At(i, k) * u.At(i, k)
+		}
+		tr += polyValue(theta, sk) * w
+	}
+	return tr
+}
