@@ -14,6 +14,9 @@ type Stats struct {
 	// DoF is the degrees of freedom including the intercept's +1,
 	// unclipped; NaN when it could not be computed reliably.
 	DoF float64 `json:"dof"`
+	// DoFSE is the standard error of a stochastic DoF estimate (DoFApprox);
+	// zero for deterministic methods.
+	DoFSE float64 `json:"dof_se"`
 	// DoFClipped is DoF clipped to [1, n−1] (a linear kernel: [1, min(n−1, p+1)]);
 	// it feeds Sigma and the criteria.
 	DoFClipped float64 `json:"dof_clipped"`

@@ -180,6 +180,9 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 		s.M = i
 		s.RSS = kr.rss[i]
 		s.DoF = dof[i]
+		if m.dofSE != nil {
+			s.DoFSE = m.dofSE[i]
+		}
 		yh := kr.yhat[i*n : (i+1)*n]
 		for _, v := range yh {
 			s.YhatSq += (v + m.yMean) * (v + m.yMean)

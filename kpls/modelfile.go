@@ -50,9 +50,9 @@ type payload struct {
 
 // fileStats is Stats with NaN written as null (JSON has no NaN).
 type fileStats struct {
-	M                                      int
-	RSS, YhatSq                            float64
-	DoF, DoFClipped, Sigma, AIC, BIC, GMDL *float64
+	M                                             int
+	RSS, YhatSq                                   float64
+	DoF, DoFSE, DoFClipped, Sigma, AIC, BIC, GMDL *float64
 }
 
 func ptr(v float64) *float64 {
@@ -87,7 +87,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns,
 	}
 	for _, s := range m.stats {
-		p.Stats = append(p.Stats, fileStats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: ptr(s.DoF),
+		p.Stats = append(p.Stats, fileStats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: ptr(s.DoF), DoFSE: ptr(s.DoFSE),
 			DoFClipped: ptr(s.DoFClipped), Sigma: ptr(s.Sigma), AIC: ptr(s.AIC), BIC: ptr(s.BIC), GMDL: ptr(s.GMDL)})
 	}
 	raw, err := json.Marshal(p)
@@ -155,7 +155,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 		colMean: p.ColMean, grand: p.Grand, valid: p.Valid, steps: p.Steps, lanczos: p.Lanczos,
 		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings}
 	for _, s := range p.Stats {
-		m.stats = append(m.stats, Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF),
+		m.stats = append(m.stats, Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF), DoFSE: val(s.DoFSE),
 			DoFClipped: val(s.DoFClipped), Sigma: val(s.Sigma), AIC: val(s.AIC), BIC: val(s.BIC), GMDL: val(s.GMDL)})
 	}
 	return nil

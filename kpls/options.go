@@ -22,8 +22,10 @@ const (
 type DoFMethod string
 
 const (
-	// DoFApprox is the project's most accurate quadratic-time estimator.
-	// For now it is the paper's Lanczos approximation.
+	// DoFApprox is the project's most accurate quadratic-time estimator:
+	// the exact Krylov part plus a deflated Hutchinson estimate, with
+	// control variates, of the spectrum the Ritz values miss; seeded, with
+	// a standard error.
 	DoFApprox DoFMethod = "approx"
 	// DoFLanczos is the paper's Definition: Ritz values of D over the
 	// Lanczos steps (quadratic time, free beyond the fit).
