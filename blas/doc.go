@@ -16,7 +16,9 @@
 //     parallel over GOMAXPROCS goroutines for large matrices. Dsymv reads
 //     only the named triangle, as BLAS requires, so a symmetric n×n matrix
 //     costs n²/2 element reads per product.
+//
 //   - "gonum" (Gonum): gonum.org/v1/gonum/blas/gonum unchanged.
+//
 //   - "openblas" (OpenBLAS): gonum.org/v1/netlib/blas/netlib over the
 //     system OpenBLAS. It needs cgo and the openblas build tag:
 //

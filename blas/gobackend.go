@@ -1,9 +1,37 @@
 package blas
 
-import "gonum.org/v1/gonum/blas/gonum"
+import (
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/kpls-go/kpls/internal/simd"
+)
 
 // goBackend is gonum's implementation with the two level-2 routines that
-// dominate a KPLS fit replaced by the SIMD kernels of internal/simd.
+// dominate a KPLS fit replaced by the SIMD kernels of internal/simd. Calls
+// the kernels do not cover (strides other than 1, transposes, empty or
+// malformed arguments) go to gonum, which also raises gonum's panics.
 type goBackend struct{ gonum.Implementation }
 
 func (goBackend) Name() string { return "go" }
+
+// Dsymv computes y = alpha·A·x + beta·y for symmetric A, reading only the
+// ul triangle.
+func (b goBackend) Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
+	if incX != 1 || incY != 1 || n == 0 || ul != gblas.Upper && ul != gblas.Lower ||
+		lda < n || len(a) < lda*(n-1)+n || len(x) < n || len(y) < n {
+		b.Implementation.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
+		return
+	}
+	simd.Symv(ul == gblas.Upper, n, alpha, a, lda, x, beta, y)
+}
+
+// Dgemv computes y = alpha·op(A)·x + beta·y.
+func (b goBackend) Dgemv(tA gblas.Transpose, m, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
+	if tA != gblas.NoTrans || incX != 1 || incY != 1 || m == 0 || n == 0 ||
+		lda < n || len(a) < lda*(m-1)+n || len(x) < n || len(y) < m {
+		b.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+		return
+	}
+	simd.Gemv(m, n, alpha, a, lda, x, beta, y)
+}
