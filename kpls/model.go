@@ -215,6 +215,16 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64
 		if err != nil {
 			return nil, err
 		}
+		// Where the probes' recurrence is not reliable the Ritz values are
+		// tiny, the spectrum decays fast, and the paper's estimate is the
+		// better one: use it when it can be evaluated.
+		lz := lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
+		for i := range dof {
+			if math.IsNaN(dof[i]) && !math.IsNaN(lz[i]) {
+				dof[i], m.dofSE[i] = lz[i], 0
+				m.warns = append(m.warns, fmt.Sprintf("approx DoF for m = %d falls back to the Lanczos estimate", i))
+			}
+		}
 	default: // lanczos
 		dof = lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
 		if m.lanczos < o.Lanczos {
