@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultProbes is the number of random probe vectors behind DoFApprox.
-const DefaultProbes = 32
+const DefaultProbes = 16
 
 // approxDoF estimates DoF(m), m = 1..mMax, including the intercept, in
 // quadratic time and with a standard error. It splits

@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// kinLike is 8-dimensional data with a smooth nonlinear target, standing
+// in for kin8nm at any n.
+func kinLike(n int) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(uint64(n), 9))
+	x := mat.NewDense(n, 8, nil)
+	y := make([]float64, n)
+	for i := range y {
+		for j := 0; j < 8; j++ {
+			v := rng.NormFloat64()
+			x.Set(i, j, v)
+			y[i] += math.Sin(v * float64(j+1) / 4)
+		}
+		y[i] += 0.1 * rng.NormFloat64()
+	}
+	return x, y
+}
+
+// BenchmarkFit compares the fit alone (M = 30 components, no DoF) with the
+// fit plus the DoF of each method for m ≤ 10 from M = 30 Lanczos steps.
+// Target: lanczos within 1.2× of fit alone (the DoF is O(M³) on L);
+// approx within 1.5× of lanczos in passes over K.
+func BenchmarkFit(b *testing.B) {
+	for _, bl := range backends(b) {
+		name := blas.Name(bl)
+		for _, n := range []int{2048, 8192} {
+			x, y := kinLike(n)
+			for _, c := range []struct {
+				dof  kpls.DoFMethod
+				comp int
+			}{{kpls.DoFNone, 30}, {kpls.DoFLanczos, 10}, {kpls.DoFApprox, 10}} {
+				b.Run(fmt.Sprintf("backend=%s/n=%d/dof=%s", name, n, c.dof), func(b *testing.B) {
+					o := kpls.Options{Width: 4, Components: c.comp, Lanczos: 30, DoF: c.dof, Backend: bl}
+					for b.Loop() {
+						if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkExactVersusApprox is the paper's runtime comparison at one n:
+// the exact DoF is cubic, the approximation quadratic.
+func BenchmarkExactVersusApprox(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		x, y := kinLike(n)
+		for _, dof := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFApprox, kpls.DoFLanczos} {
+			b.Run(fmt.Sprintf("n=%d/dof=%s", n, dof), func(b *testing.B) {
+				o := kpls.Options{Width: 4, Components: 10, Lanczos: 30, DoF: dof}
+				for b.Loop() {
+					if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBands times confidence bands for a batch of new points and for
+// one point: 2m products of K with the block (compute bound for batches).
+func BenchmarkBands(b *testing.B) {
+	n := 8192
+	if testing.Short() {
+		n = 1024
+	}
+	x, y := kinLike(n)
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Width: 4, Components: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	z, _ := kinLike(1000)
+	for _, points := range []int{1, 100, 1000} {
+		zp := z.Slice(0, points, 0, 8)
+		b.Run(fmt.Sprintf("n=%d/m=5/points=%d", n, points), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.PredictBands(context.Background(), zp, 5, kpls.BandOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(points)/1e3, "µs/point")
+		})
+		b.Run(fmt.Sprintf("n=%d/predict/points=%d", n, points), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Predict(zp, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
