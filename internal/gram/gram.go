@@ -2,37 +2,48 @@ package gram
 
 import (
 	"context"
-	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/kpls-go/kpls/internal/simd"
 )
+
+// transpose returns the n×d row-major x feature-major (d×n): the layout
+// simd.SqDist reads four points at a time from.
+func transpose(x []float64, n, d int) []float64 {
+	xt := make([]float64, n*d)
+	for j := range n {
+		for k, v := range x[j*d : j*d+d] {
+			xt[k*n+j] = v
+		}
+	}
+	return xt
+}
+
+// rbfRow returns the function that fills a stretch of row i of the kernel
+// matrix between z_i (rows of z) and the points whose transpose is xt:
+// squared distances by direct differences, which keeps full relative
+// accuracy for close points, then one vectorised exp.
+func rbfRow(z []float64, d int, xt []float64, ldx int, width float64) rowFunc {
+	s := -1 / (2 * width)
+	return func(dst []float64, i, c0 int) {
+		simd.SqDist(dst, xt[c0:], ldx, z[i*d:i*d+d])
+		simd.ScaledExp(dst, dst, s)
+	}
+}
 
 // RBF fills dst (n×n, row-major, both triangles) with
 // exp(-‖x_i − x_j‖² / (2·width)) for the rows of x (n×d, row-major).
+// Each distinct entry is computed once, tile by tile on GOMAXPROCS
+// goroutines; the context is checked between tiles. The diagonal is
+// exactly 1 and the matrix exactly symmetric.
 func RBF(ctx context.Context, dst, x []float64, n, d int, width float64) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	s := -1 / (2 * width)
-	for i := 0; i < n; i++ {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		xi := x[i*d : i*d+d]
-		dst[i*n+i] = 1
-		for j := i + 1; j < n; j++ {
-			xj := x[j*d : j*d+d]
-			var s2 float64
-			for k, v := range xi {
-				t := v - xj[k]
-				s2 += t * t
-			}
-			e := math.Exp(s * s2)
-			dst[i*n+j] = e
-			dst[j*n+i] = e
-		}
-	}
-	return nil
+	xt := transpose(x, n, d)
+	return symmetric(ctx, dst, n, true, rbfRow(x, d, xt, n, width))
 }
 
 // RBFCross fills dst (m×n, row-major) with exp(-‖z_i − x_j‖² / (2·width)).
@@ -40,20 +51,17 @@ func RBFCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
 	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	s := -1 / (2 * width)
-	for i := 0; i < m; i++ {
-		zi := z[i*d : i*d+d]
-		row := dst[i*n : i*n+n]
-		for j := range row {
-			xj := x[j*d : j*d+d]
-			var s2 float64
-			for k, v := range zi {
-				t := v - xj[k]
-				s2 += t * t
+	xt := transpose(x, n, d)
+	row := rbfRow(z, d, xt, n, width)
+	rows(m, m*n, func(r0, r1 int) {
+		// Column blocks keep the stretch of xt in use in cache across rows.
+		for c0 := 0; c0 < n; c0 += 8 * tileSize {
+			c1 := min(n, c0+8*tileSize)
+			for i := r0; i < r1; i++ {
+				row(dst[i*n+c0:i*n+c1], i, c0)
 			}
-			row[j] = math.Exp(s * s2)
 		}
-	}
+	})
 }
 
 // Linear fills dst (n×n) with x_iᵀx_j.
@@ -61,24 +69,10 @@ func Linear(ctx context.Context, dst, x []float64, n, d int) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	for i := 0; i < n; i++ {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		xi := x[i*d : i*d+d]
-		for j := i; j < n; j++ {
-			xj := x[j*d : j*d+d]
-			var s float64
-			for k, v := range xi {
-				s += v * xj[k]
-			}
-			dst[i*n+j] = s
-			dst[j*n+i] = s
-		}
-	}
-	return nil
+	return symmetric(ctx, dst, n, false, func(out []float64, i, c0 int) {
+		// out = X[c0:c0+len(out)] · x_i
+		simd.Gemv(len(out), d, 1, x[c0*d:], max(d, 1), x[i*d:i*d+d], 0, out)
+	})
 }
 
 // LinearCross fills dst (m×n) with z_iᵀx_j.
@@ -86,67 +80,12 @@ func LinearCross(dst, z []float64, m int, x []float64, n, d int) {
 	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	for i := 0; i < m; i++ {
-		zi := z[i*d : i*d+d]
-		for j := 0; j < n; j++ {
-			xj := x[j*d : j*d+d]
-			var s float64
-			for k, v := range zi {
-				s += v * xj[k]
-			}
-			dst[i*n+j] = s
-		}
+	if m == 0 || n == 0 {
+		return
 	}
-}
-
-// Center replaces the symmetric n×n matrix k by JKJ, J = I − 11ᵀ/n, and
-// writes the column means of the uncentred matrix into colMean (length n).
-// It returns the grand mean. These are what centring a new point needs.
-func Center(k []float64, n int, colMean []float64) (grand float64) {
-	if len(k) < n*n || len(colMean) < n {
-		panic("gram: slice too short")
+	if d == 0 {
+		clear(dst[:m*n])
+		return
 	}
-	for j := range colMean[:n] {
-		colMean[j] = 0
-	}
-	for i := 0; i < n; i++ {
-		row := k[i*n : i*n+n]
-		for j, v := range row {
-			colMean[j] += v
-		}
-	}
-	inv := 1 / float64(n)
-	for j := range colMean[:n] {
-		colMean[j] *= inv
-		grand += colMean[j]
-	}
-	grand *= inv
-	for i := 0; i < n; i++ {
-		row := k[i*n : i*n+n]
-		ci := colMean[i] - grand
-		for j := range row {
-			row[j] -= ci + colMean[j]
-		}
-	}
-	return grand
-}
-
-// CenterCross centres the rows of a cross matrix c (m×n, rows k(z_i, ·))
-// with the training statistics from Center:
-// k_c(z)_j = k(z,x_j) − mean_l k(z,x_l) − colMean_j + grand.
-func CenterCross(c []float64, m, n int, colMean []float64, grand float64) {
-	if len(c) < m*n || len(colMean) < n {
-		panic("gram: slice too short")
-	}
-	for i := 0; i < m; i++ {
-		row := c[i*n : i*n+n]
-		var s float64
-		for _, v := range row {
-			s += v
-		}
-		off := s/float64(n) - grand
-		for j := range row {
-			row[j] -= off + colMean[j]
-		}
-	}
+	gonum.Implementation{}.Dgemm(gblas.NoTrans, gblas.Trans, m, n, d, 1, z, d, x, d, 0, dst, n)
 }

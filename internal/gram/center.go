@@ -1,0 +1,98 @@
+package gram
+
+// Center replaces the symmetric n×n matrix k by JKJ, J = I − 11ᵀ/n, and
+// writes the column means of the uncentred matrix into colMean (length n).
+// It returns the grand mean. These are what centring a new point needs.
+func Center(k []float64, n int, colMean []float64) (grand float64) {
+	grand, _, _ = CenterStats(k, n, colMean)
+	return grand
+}
+
+// CenterStats is Center that also returns the trace and the squared
+// Frobenius norm of the centred matrix, accumulated while it is written
+// (no extra pass over k).
+//
+// k must be symmetric: the column means are computed as row means, which
+// reads k in order and splits over goroutines by rows. Both passes (row
+// sums, then the update) run on GOMAXPROCS goroutines for large n.
+func CenterStats(k []float64, n int, colMean []float64) (grand, trace, frob2 float64) {
+	if len(k) < n*n || len(colMean) < n {
+		panic("gram: slice too short")
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	inv := 1 / float64(n)
+	rows(n, n*n, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			colMean[i] = sum(k[i*n:i*n+n]) * inv
+		}
+	})
+	grand = sum(colMean[:n]) * inv
+	// Per-row statistics, summed in row order afterwards so the result
+	// does not depend on the number of goroutines.
+	rowSq := make([]float64, n)
+	rows(n, n*n, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			row := k[i*n : i*n+n]
+			ci := colMean[i] - grand
+			var s0, s1 float64
+			j := 0
+			for ; j+2 <= n; j += 2 {
+				v0 := row[j] - (ci + colMean[j])
+				v1 := row[j+1] - (ci + colMean[j+1])
+				row[j], row[j+1] = v0, v1
+				s0 += v0 * v0
+				s1 += v1 * v1
+			}
+			if j < n {
+				v := row[j] - (ci + colMean[j])
+				row[j] = v
+				s0 += v * v
+			}
+			rowSq[i] = s0 + s1
+		}
+	})
+	for i := range n {
+		trace += k[i*n+i]
+	}
+	return grand, trace, sum(rowSq)
+}
+
+// sum adds up s with four accumulators (faster, and pairwise-like in
+// accuracy for long slices).
+func sum(s []float64) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		a += s[i]
+		b += s[i+1]
+		c += s[i+2]
+		d += s[i+3]
+	}
+	for ; i < len(s); i++ {
+		a += s[i]
+	}
+	return (a + b) + (c + d)
+}
+
+// CenterCross centres the rows of a cross matrix c (m×n, rows k(z_i, ·))
+// with the training statistics from Center:
+// k_c(z)_j = k(z,x_j) − mean_l k(z,x_l) − colMean_j + grand.
+func CenterCross(c []float64, m, n int, colMean []float64, grand float64) {
+	if len(c) < m*n || len(colMean) < n {
+		panic("gram: slice too short")
+	}
+	if n == 0 {
+		return
+	}
+	rows(m, m*n, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			row := c[i*n : i*n+n]
+			off := sum(row)/float64(n) - grand
+			for j := range row {
+				row[j] -= off + colMean[j]
+			}
+		}
+	})
+}
