@@ -11,8 +11,15 @@ import (
 	"github.com/kpls-go/kpls/blas"
 )
 
-// DefaultProbes is the number of random probe vectors behind DoFApprox.
-const DefaultProbes = 16
+// The number of random probe vectors behind DoFApprox defaults to
+// 64000/n within [MinProbes, MaxProbes]: the probes' block products cost
+// s·n² flops per component, cheap for small n, where the standard error
+// (about 2 %/√(s/16) of the DoF on the slowest-decaying reference case)
+// matters most.
+const (
+	MinProbes = 16
+	MaxProbes = 64
+)
 
 // approxDoF estimates DoF(m), m = 1..mMax, including the intercept, in
 // quadratic time and with a standard error. It splits

@@ -211,7 +211,7 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64
 		}
 	case DoFApprox:
 		var err error
-		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, m.l, m.steps, m.valid, o.probes(), o.Seed)
+		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, m.l, m.steps, m.valid, o.probes(m.n), o.Seed)
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,8 @@ type Options struct {
 	// capped by the number of steps before the Krylov space breaks down.
 	Lanczos int `json:"lanczos"`
 	// Probes is the number of random probe vectors behind DoFApprox; zero
-	// means DefaultProbes. Seed seeds them: equal seeds give equal results.
+	// means 64000/n within [MinProbes, MaxProbes]. Seed seeds them: equal
+	// seeds give equal results.
 	Probes int    `json:"probes,omitempty"`
 	Seed   uint64 `json:"seed,omitempty"`
 	// RawFeatures switches feature standardisation off (it is on by
@@ -188,9 +189,9 @@ func (o *Options) maxComponents(n, d int) int {
 	return n - 1
 }
 
-func (o *Options) probes() int {
+func (o *Options) probes(n int) int {
 	if o.Probes > 1 {
 		return o.Probes
 	}
-	return DefaultProbes
+	return min(max(64000/n, MinProbes), MaxProbes)
 }
