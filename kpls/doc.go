@@ -50,7 +50,7 @@
 // The Krylov space is exhausted in float64 long before n components. The
 // fit stops when Gram–Schmidt leaves less than 1e-8 of a new direction,
 // when the residuals lose K-orthogonality beyond 1e-4, or when the Ritz
-// values can no longer be resolved (cond(L) > 1e9); Model.Components
+// values span more than 1e9 (θ_max/θ_min); Model.Components
 // reports how many components are valid, and Model.Warnings why it stopped.
 //
 // # Concurrency

@@ -14,9 +14,9 @@ import (
 // Gram–Schmidt leaves less than breakRatio of the new direction, or when
 // the K-normalised residuals lose K-orthogonality by more than korthTol.
 // A third check stops when the m-step Ritz values span more than
-// ritzCondMax² (cond(L_m) > ritzCondMax): the smallest Ritz value then
-// lies below what float64 resolves next to the largest, and the new
-// component is rounding noise.
+// ritzCondMax (θ_max/θ_min = cond(D_m)): past it the residual polynomial
+// Π(1 − λ/θ_i), which the DoF and the confidence bands are made of,
+// loses more than half of float64's digits.
 const (
 	breakRatio  = 1e-8
 	korthTol    = 1e-4
@@ -118,7 +118,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		kr.steps = i + 1
 		if c := kr.ritzCond(bl); c > ritzCondMax {
 			kr.steps = i
-			kr.stop = fmt.Sprintf("component %d: the Ritz values are not resolved in float64 (cond(L) = %.2g)", i+1, c)
+			kr.stop = fmt.Sprintf("component %d: the Ritz values span %.2g, beyond what float64 resolves", i+1, c)
 			break
 		}
 		if progress != nil {
@@ -131,7 +131,8 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 	return kr, nil
 }
 
-// ritzCond returns the condition number of L over the steps so far.
+// ritzCond returns θ_max/θ_min, the condition number of D over the steps
+// so far.
 func (kr *krylov) ritzCond(bl blas.Float64) float64 {
 	if kr.steps < 2 {
 		return 1
@@ -140,7 +141,7 @@ func (kr *krylov) ritzCond(bl blas.Float64) float64 {
 	if !ok || !(theta[len(theta)-1] > 0) {
 		return math.Inf(1)
 	}
-	return math.Sqrt(theta[0] / theta[len(theta)-1])
+	return theta[0] / theta[len(theta)-1]
 }
 
 // lanczosL returns L = Tᵀ K R̂ (steps×steps, row-major, upper triangular;
