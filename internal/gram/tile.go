@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kpls-go/kpls/internal/simd"
 )
 
 // tileSize is the side of the square tiles of a symmetric kernel matrix.
@@ -49,17 +51,23 @@ func symmetric(ctx context.Context, dst []float64, n int, unitDiag bool, row row
 	var next atomic.Int64
 	var failed atomic.Bool
 	work := func() error {
+		t := &tiler{
+			dst: dst, n: n, unitDiag: unitDiag, row: row,
+			stream: n*n >= streamMinEntries,
+			a:      make([]float64, tileSize*tileSize),
+			at:     make([]float64, tileSize*tileSize),
+		}
 		for {
-			t := next.Add(1) - 1
-			if t >= int64(len(tiles)) || failed.Load() {
+			k := next.Add(1) - 1
+			if k >= int64(len(tiles)) || failed.Load() {
 				return nil
 			}
 			if err := ctx.Err(); err != nil {
 				failed.Store(true)
 				return err
 			}
-			bi, bj := int(tiles[t][0]), int(tiles[t][1])
-			fillTile(dst, n, bi*tileSize, min(n, (bi+1)*tileSize), bj*tileSize, min(n, (bj+1)*tileSize), unitDiag, row)
+			bi, bj := int(tiles[k][0]), int(tiles[k][1])
+			t.fill(bi*tileSize, min(n, (bi+1)*tileSize), bj*tileSize, min(n, (bj+1)*tileSize))
 		}
 	}
 	w := workers(n*(n-1)/2, ntiles)
@@ -80,33 +88,89 @@ func symmetric(ctx context.Context, dst []float64, n int, unitDiag bool, row row
 	return ctx.Err()
 }
 
-// fillTile computes the tile rows [r0, r1) × columns [c0, c1) of the upper
-// triangle and mirrors it. On a diagonal tile (r0 == c0) only the entries
-// on and right of the diagonal are computed.
-func fillTile(dst []float64, n, r0, r1, c0, c1 int, unitDiag bool, row rowFunc) {
+// streamMinEntries is the matrix size from which tiles are written with
+// non-temporal stores: beyond the caches, a tile's cache lines would only
+// be read from memory to be overwritten (and would evict the inputs),
+// while a smaller matrix is better left in cache for its first reader.
+const streamMinEntries = 1 << 20
+
+// tiler fills tiles of one matrix; each goroutine has its own, with
+// scratch space for a tile and its transpose.
+type tiler struct {
+	dst      []float64
+	n        int
+	unitDiag bool
+	stream   bool
+	row      rowFunc
+	a, at    []float64
+}
+
+// fill computes the tile rows [r0, r1) × columns [c0, c1) of the upper
+// triangle into scratch, then writes it and its transpose, the matching
+// tile of the lower triangle, to dst. On a diagonal tile (r0 == c0) only
+// the entries on and right of the diagonal are computed.
+func (t *tiler) fill(r0, r1, c0, c1 int) {
+	h, w, n := r1-r0, c1-c0, t.n
+	a := t.a[:h*w]
 	onDiag := r0 == c0
-	for i := r0; i < r1; i++ {
-		lo := c0
+	for i := range h {
+		out := a[i*w : i*w+w]
+		lo := 0
 		if onDiag {
 			lo = i
-			if unitDiag {
-				dst[i*n+i] = 1
+			if t.unitDiag {
+				out[i] = 1
 				lo++
 			}
 		}
-		if lo < c1 {
-			row(dst[i*n+lo:i*n+c1], i, lo)
+		if lo < w {
+			t.row(out[lo:], r0+i, c0+lo)
 		}
 	}
-	// Mirror: column j of the tile becomes row j of the lower triangle.
-	for j := c0; j < c1; j++ {
-		hi := r1
-		if onDiag {
-			hi = j
+	if onDiag {
+		for i := range h {
+			for j := i + 1; j < w; j++ {
+				a[j*w+i] = a[i*w+j]
+			}
 		}
-		out := dst[j*n+r0 : j*n+hi]
-		for k := range out {
-			out[k] = dst[(r0+k)*n+j]
+	}
+	for i := range h {
+		t.write(t.dst[(r0+i)*n+c0:(r0+i)*n+c1], a[i*w:i*w+w])
+	}
+	if !onDiag {
+		at := t.at[:w*h]
+		transpose4(at, a, h, w)
+		for j := range w {
+			t.write(t.dst[(c0+j)*n+r0:(c0+j)*n+r1], at[j*h:j*h+h])
+		}
+	}
+	if t.stream {
+		simd.StreamFence()
+	}
+}
+
+func (t *tiler) write(dst, src []float64) {
+	if t.stream {
+		simd.StreamCopy(dst, src)
+	} else {
+		copy(dst, src)
+	}
+}
+
+// transpose4 sets dst (w×h) to the transpose of src (h×w), in 4×4 blocks
+// so that both sides are read and written a cache line at a time.
+func transpose4(dst, src []float64, h, w int) {
+	i := 0
+	for ; i+4 <= h; i += 4 {
+		r0, r1, r2, r3 := src[i*w:i*w+w], src[(i+1)*w:(i+1)*w+w], src[(i+2)*w:(i+2)*w+w], src[(i+3)*w:(i+3)*w+w]
+		for j := range w {
+			d := dst[j*h+i : j*h+i+4 : j*h+i+4]
+			d[0], d[1], d[2], d[3] = r0[j], r1[j], r2[j], r3[j]
+		}
+	}
+	for ; i < h; i++ {
+		for j := range w {
+			dst[j*h+i] = src[i*w+j]
 		}
 	}
 }

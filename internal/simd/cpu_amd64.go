@@ -2,7 +2,11 @@
 
 package simd
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useAVX2 selects the AVX2+FMA kernels. It is set once from the CPU's
 // features; tests clear it to run the generic twins.
@@ -75,4 +79,32 @@ func symRank4(a []float64, lda int, x, y []float64, xs, out *[4]float64) {
 			out[r] += t[r]
 		}
 	}
+}
+
+//go:noescape
+func streamAVX2(dst, src *float64, n int)
+
+func sfence()
+
+func fence() {
+	if useAVX2 {
+		sfence()
+	}
+}
+
+// streamAsm copies an unaligned head with ordinary stores, then the
+// 32-byte-aligned multiple of 4 with non-temporal ones. It returns how many
+// elements it copied; the caller copies the rest.
+func streamAsm(dst, src []float64) int {
+	if !useAVX2 || len(dst) < 16 {
+		return 0
+	}
+	head := int((32 - uintptr(unsafe.Pointer(&dst[0]))&31) & 31 / 8)
+	if uintptr(unsafe.Pointer(&dst[0]))&7 != 0 {
+		return 0
+	}
+	copy(dst[:head], src[:head])
+	m := (len(dst) - head) &^ 3
+	streamAVX2(&dst[head], &src[head], m)
+	return head + m
 }
