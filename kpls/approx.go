@@ -50,7 +50,7 @@ const (
 //
 // y_c rides along as one more row: q_m(K)y_c must equal the fit's residual,
 // which checks the recurrence; where it does not, the value is NaN.
-func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, l []float64, steps, mMax, probes int, seed uint64) (dof, se []float64, err error) {
+func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, trK, trK2 float64, l []float64, steps, mMax, probes int, seed uint64) (dof, se []float64, err error) {
 	dof = make([]float64, mMax+1)
 	se = make([]float64, mMax+1)
 	dof[0] = 1
@@ -110,12 +110,10 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 		}
 		return v
 	}
-	var trK, trK2 float64
-	for i := 0; i < n; i++ {
-		row := k[i*n : (i+1)*n]
-		trK += row[i]
-		trK2 += bl.Ddot(n, row, 1, row, 1)
-	}
+	// trK and trK2 = ‖K‖²_F came free from centring; what the deflation
+	// removes from them is known to a rounding error of about ε·(both).
+	const eps = 0x1p-52
+	dA1, dA2 := 64*eps*trK, 64*eps*trK2
 	for li := 0; li < nDefl; li++ {
 		trK -= llt(li, li)
 		for i := 0; i < steps; i++ {
@@ -187,7 +185,7 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 		for i := 0; i < s; i++ {
 			b[i] = zz[i] - bl.Ddot(n, z[i*n:], 1, cur[i*n:], 1)/p0
 		}
-		est, sem := controlVariate(b, a1, a2, trK, trK2)
+		est, sem := controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
 		v := 1 + defl + est + 2*two
 		if !isNaNOrInf(v) {
 			dof[m] = v
@@ -201,46 +199,72 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 // recurrence, checked on y_c.
 const recurrenceTol = 1e-6
 
-// controlVariate estimates E[b] given samples b_i and control samples a1_i,
-// a2_i whose means A1, A2 are known, by least squares b ≈ β₀ + c₁a1 + c₂a2:
-// the estimate is β₀ + c₁A1 + c₂A2, with the residual standard error.
-func controlVariate(b, a1, a2 []float64, A1, A2 float64) (est, se float64) {
-	s := len(b)
-	x := mat.NewDense(s, 3, nil)
-	for i := range b {
-		x.Set(i, 0, 1)
-		x.Set(i, 1, a1[i])
-		x.Set(i, 2, a2[i])
+// controlVariate estimates E[b] from samples b_i and control samples a1_i,
+// a2_i whose means A1 ± dA1 and A2 ± dA2 are known, by least squares
+// b ≈ β₀ + c₁a1 + c₂a2: the estimate is β₀ + c₁A1 + c₂A2. The known means
+// are differences of nearly equal traces when the spectrum decays fast, so
+// their rounding error dA is propagated (|c|·dA) and, of the fits with no,
+// one or both controls, the one with the smallest total error is used.
+func controlVariate(b, a1, a2 []float64, A1, A2, dA1, dA2 float64) (est, se float64) {
+	cols := [][]struct {
+		a     []float64
+		A, dA float64
+	}{
+		nil,
+		{{a1, A1, dA1}},
+		{{a1, A1, dA1}, {a2, A2, dA2}},
 	}
-	var qr mat.QR
-	qr.Factorize(x)
-	var c mat.VecDense
-	if s <= 3 || qr.SolveVecTo(&c, false, mat.NewVecDense(s, b)) != nil {
-		var mean, m2 float64
-		for _, v := range b {
-			mean += v / float64(s)
+	best := math.Inf(1)
+	est, se = math.NaN(), math.NaN()
+	for _, cs := range cols {
+		p := len(cs) + 1
+		s := len(b)
+		if s <= p {
+			continue
 		}
-		for _, v := range b {
-			m2 += (v - mean) * (v - mean)
+		x := mat.NewDense(s, p, nil)
+		for i := range b {
+			x.Set(i, 0, 1)
+			for j, c := range cs {
+				x.Set(i, j+1, c.a[i])
+			}
 		}
-		return mean, math.Sqrt(m2 / float64(max(s-1, 1)) / float64(s))
+		var qr mat.QR
+		qr.Factorize(x)
+		var coef mat.VecDense
+		if qr.SolveVecTo(&coef, false, mat.NewVecDense(s, b)) != nil {
+			continue
+		}
+		var rss float64
+		for i, v := range b {
+			r := v - coef.AtVec(0)
+			for j, c := range cs {
+				r -= coef.AtVec(j+1) * c.a[i]
+			}
+			rss += r * r
+		}
+		// Standard error of the fitted mean at the known point x₀:
+		// √(σ²·x₀ᵀ(XᵀX)⁻¹x₀) = σ‖R⁻ᵀx₀‖, plus the propagated rounding.
+		x0 := mat.NewVecDense(p, nil)
+		x0.SetVec(0, 1)
+		e, bias := coef.AtVec(0), 0.0
+		for j, c := range cs {
+			x0.SetVec(j+1, c.A)
+			e += coef.AtVec(j+1) * c.A
+			bias += math.Abs(coef.AtVec(j+1)) * c.dA
+		}
+		var r mat.Dense
+		qr.RTo(&r)
+		var w mat.VecDense
+		if err := w.SolveVec(r.T(), x0); err != nil {
+			continue
+		}
+		sd := math.Sqrt(rss / float64(s-p) * mat.Dot(&w, &w))
+		if total := math.Hypot(sd, bias); total < best && !isNaNOrInf(e) {
+			best, est, se = total, e, total
+		}
 	}
-	var rss float64
-	for i, v := range b {
-		r := v - c.AtVec(0) - c.AtVec(1)*a1[i] - c.AtVec(2)*a2[i]
-		rss += r * r
-	}
-	est = c.AtVec(0) + c.AtVec(1)*A1 + c.AtVec(2)*A2
-	// The standard error of the fitted mean at (A1, A2): √(σ²·xᵀ(XᵀX)⁻¹x).
-	var r mat.Dense
-	qr.RTo(&r)
-	xq := mat.NewVecDense(3, []float64{1, A1, A2})
-	var w mat.VecDense
-	if err := w.SolveVec(r.T(), xq); err != nil {
-		return est, math.NaN()
-	}
-	sigma2 := rss / float64(s-3)
-	return est, math.Sqrt(sigma2 * mat.Dot(&w, &w))
+	return est, se
 }
 
 // polyValue is q_m(λ) = Π_i(1 − λ/θ_i).

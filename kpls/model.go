@@ -126,11 +126,8 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 		return err
 	}
 	m.colMean = make([]float64, n)
-	m.grand = gram.Center(k, n, m.colMean)
-	var tr float64
-	for i := 0; i < n; i++ {
-		tr += k[i*n+i]
-	}
+	var tr, frob2 float64
+	m.grand, tr, frob2 = gram.CenterStats(k, n, m.colMean)
 	if !(tr > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
 		return fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, tr)
 	}
@@ -166,7 +163,7 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 	l := kr.lanczosL(o.Backend, m.steps)
 	m.l = l
 
-	dof, err := m.dof(ctx, k, yc, kr)
+	dof, err := m.dof(ctx, k, yc, kr, tr, frob2)
 	if err != nil {
 		return err
 	}
@@ -193,7 +190,8 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 }
 
 // dof computes DoF(m) for m = 0..valid with the configured method.
-func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64, error) {
+// tr and frob2 are the trace and squared Frobenius norm of the centred K.
+func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 float64) ([]float64, error) {
 	o := &m.opts
 	width := o.kernelWidth()
 	var dof []float64
@@ -211,18 +209,24 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov) ([]float64
 		}
 	case DoFApprox:
 		var err error
-		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, m.l, m.steps, m.valid, o.probes(m.n), o.Seed)
+		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, tr, frob2, m.l, m.steps, m.valid, o.probes(m.n), o.Seed)
 		if err != nil {
 			return nil, err
 		}
-		// Where the probes' recurrence is not reliable the Ritz values are
-		// tiny, the spectrum decays fast, and the paper's estimate is the
-		// better one: use it when it can be evaluated.
+		// The paper's estimate is exact where the Ritz values capture the
+		// whole spectrum (fast decay). Where the probes cannot tell it from
+		// theirs (within two standard errors) it is the better value; where
+		// the probes' recurrence is not reliable the Ritz values are tiny,
+		// the spectrum decays fast, and it is the only one.
 		lz := lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
 		for i := range dof {
-			if math.IsNaN(dof[i]) && !math.IsNaN(lz[i]) {
+			switch {
+			case math.IsNaN(lz[i]):
+			case math.IsNaN(dof[i]):
 				dof[i], m.dofSE[i] = lz[i], 0
 				m.warns = append(m.warns, fmt.Sprintf("approx DoF for m = %d falls back to the Lanczos estimate", i))
+			case math.Abs(dof[i]-lz[i]) <= 2*m.dofSE[i]:
+				dof[i] = lz[i]
 			}
 		}
 	default: // lanczos
