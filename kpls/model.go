@@ -60,7 +60,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 }
 
 // prepare checks the data and options and sets up a model with its
-// standardised training inputs; it returns the raw y mean-centred later.
+// standardised training inputs, which it also returns.
 func prepare(x mat.Matrix, y []float64, opts Options) (*Model, []float64, error) {
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
