@@ -21,16 +21,20 @@ func transpose(x []float64, n, d int) []float64 {
 	return xt
 }
 
-// rbfRow returns the function that fills a stretch of row i of the kernel
-// matrix between z_i (rows of z) and the points whose transpose is xt:
-// squared distances by direct differences, which keeps full relative
-// accuracy for close points, then one vectorised exp.
-func rbfRow(z []float64, d int, xt []float64, ldx int, width float64) rowFunc {
-	s := -1 / (2 * width)
+// sqDistRow returns the function that fills a stretch of row i with the
+// squared distances between z_i (rows of z) and the points whose transpose
+// is xt, by direct differences, which keeps full relative accuracy for
+// close points.
+func sqDistRow(z []float64, d int, xt []float64, ldx int) rowFunc {
 	return func(dst []float64, i, c0 int) {
 		simd.SqDist(dst, xt[c0:], ldx, z[i*d:i*d+d])
-		simd.ScaledExp(dst, dst, s)
 	}
+}
+
+// rbfFinish turns squared distances into RBF kernel values in place.
+func rbfFinish(width float64) tileFunc {
+	s := -1 / (2 * width)
+	return func(t []float64) { simd.ScaledExp(t, t, s) }
 }
 
 // RBF fills dst (n×n, row-major, both triangles) with
@@ -43,7 +47,7 @@ func RBF(ctx context.Context, dst, x []float64, n, d int, width float64) error {
 		panic("gram: slice too short")
 	}
 	xt := transpose(x, n, d)
-	return symmetric(ctx, dst, n, true, rbfRow(x, d, xt, n, width))
+	return symmetric(ctx, dst, n, kernel{row: sqDistRow(x, d, xt, n), finish: rbfFinish(width), unitDiag: true})
 }
 
 // RBFCross fills dst (m×n, row-major) with exp(-‖z_i − x_j‖² / (2·width)).
@@ -52,13 +56,14 @@ func RBFCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
 		panic("gram: slice too short")
 	}
 	xt := transpose(x, n, d)
-	row := rbfRow(z, d, xt, n, width)
+	row, finish := sqDistRow(z, d, xt, n), rbfFinish(width)
 	rows(m, m*n, func(r0, r1 int) {
 		// Column blocks keep the stretch of xt in use in cache across rows.
 		for c0 := 0; c0 < n; c0 += 8 * tileSize {
 			c1 := min(n, c0+8*tileSize)
 			for i := r0; i < r1; i++ {
 				row(dst[i*n+c0:i*n+c1], i, c0)
+				finish(dst[i*n+c0 : i*n+c1])
 			}
 		}
 	})
@@ -69,10 +74,10 @@ func Linear(ctx context.Context, dst, x []float64, n, d int) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	return symmetric(ctx, dst, n, false, func(out []float64, i, c0 int) {
+	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
 		// out = X[c0:c0+len(out)] · x_i
 		simd.Gemv(len(out), d, 1, x[c0*d:], max(d, 1), x[i*d:i*d+d], 0, out)
-	})
+	}})
 }
 
 // LinearCross fills dst (m×n) with z_iᵀx_j.

@@ -108,3 +108,20 @@ func streamAsm(dst, src []float64) int {
 	streamAVX2(&dst[head], &src[head], m)
 	return head + m
 }
+
+//go:noescape
+func transpose8AVX2(dst *float64, ldd int, src *float64, lds int, w int)
+
+// transposeAsm transposes the rows of src in strips of eight, covering the
+// multiple-of-4 part of each strip, and returns how many rows it covered.
+func transposeAsm(dst []float64, ldd int, src []float64, lds, h, w int) int {
+	w4 := w &^ 3
+	if !useAVX2 || w4 == 0 {
+		return 0
+	}
+	i := 0
+	for ; i+8 <= h; i += 8 {
+		transpose8AVX2(&dst[i], ldd, &src[i*lds], lds, w4)
+	}
+	return i
+}

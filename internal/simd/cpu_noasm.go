@@ -19,3 +19,5 @@ func symRank4(a []float64, lda int, x, y []float64, xs, out *[4]float64) {
 func streamAsm(dst, src []float64) int { return 0 }
 
 func fence() {}
+
+func transposeAsm(dst []float64, ldd int, src []float64, lds, h, w int) int { return 0 }
