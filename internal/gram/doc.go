@@ -1,4 +1,32 @@
 // Package gram builds kernel (Gram) matrices: the training matrix K with
 // K_ij = k(x_i, x_j) in full symmetric row-major storage, cross matrices
 // k(z_i, x_j) for new points, and the double centring K_c = JKJ.
+//
+// # Performance
+//
+// RBF and Linear split the upper triangle into square tiles handed out to
+// GOMAXPROCS goroutines (serially below about 2¹⁵ entries). Each tile is
+// computed once into per-goroutine scratch, then written to its place and,
+// transposed, to its mirror image in the lower triangle; no two goroutines
+// write the same entry and the context is checked before every tile. From
+// 2²⁰ entries tiles are written with non-temporal stores, which skip
+// reading the destination's cache lines. For the RBF kernel, squared
+// distances come from simd.SqDist over a feature-major copy of x and the
+// exponentials from one simd.ScaledExp call per tile.
+//
+// At n = 8192, d = 8 (n(n−1)/2 = 33.5 million exponentials, 512 MiB
+// written) on two cores, about 60 % of the time is computing the tiles and
+// the rest writing K to memory; see the bench package.
+//
+// Center, CenterStats, CenterCross and the cross functions split rows over
+// goroutines the same way.
+//
+// # Accuracy
+//
+// Squared distances are summed from differences, never from
+// ‖x‖² + ‖y‖² − 2xᵀy, which cancels catastrophically for close points far
+// from the origin. simd.ScaledExp is within 1 ulp of the correctly rounded
+// exponential, so an entry of K differs from the naive math.Exp loop by a
+// few ulps of the exponent's magnitude. The diagonal is exactly 1 and K is
+// exactly symmetric.
 package gram

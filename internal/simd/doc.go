@@ -9,6 +9,10 @@
 //   - Symv: y = α·A·x + β·y for symmetric A reading one triangle only;
 //     Gemv: y = α·A·x + β·y. Both split rows over goroutines for large
 //     matrices, since one core cannot saturate memory bandwidth.
+//   - Transpose: a blocked 8×4 transpose, for mirroring tiles of a
+//     symmetric matrix.
+//   - StreamCopy, StreamFence: copies with non-temporal stores, for
+//     writing outputs much larger than the caches.
 //
 // # Kernels and their twins
 //
@@ -39,6 +43,6 @@
 //
 // Kernels never read or write outside the slices they are given (tests
 // surround outputs with NaN guard cells), never allocate except the
-// per-goroutine accumulators of a parallel Symv, and panic only on
-// mismatched lengths.
+// per-goroutine accumulators of a parallel Symv (pooled), and panic only
+// on mismatched lengths or shapes.
 package simd
