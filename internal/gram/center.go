@@ -1,5 +1,7 @@
 package gram
 
+import "github.com/kpls-go/kpls/internal/simd"
+
 // Center replaces the symmetric n×n matrix k by JKJ, J = I − 11ᵀ/n, and
 // writes the column means of the uncentred matrix into colMean (length n).
 // It returns the grand mean. These are what centring a new point needs.
@@ -25,55 +27,22 @@ func CenterStats(k []float64, n int, colMean []float64) (grand, trace, frob2 flo
 	inv := 1 / float64(n)
 	rows(n, n*n, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			colMean[i] = sum(k[i*n:i*n+n]) * inv
+			colMean[i] = simd.Sum(k[i*n:i*n+n]) * inv
 		}
 	})
-	grand = sum(colMean[:n]) * inv
+	grand = simd.Sum(colMean[:n]) * inv
 	// Per-row statistics, summed in row order afterwards so the result
 	// does not depend on the number of goroutines.
 	rowSq := make([]float64, n)
 	rows(n, n*n, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			row := k[i*n : i*n+n]
-			ci := colMean[i] - grand
-			var s0, s1 float64
-			j := 0
-			for ; j+2 <= n; j += 2 {
-				v0 := row[j] - (ci + colMean[j])
-				v1 := row[j+1] - (ci + colMean[j+1])
-				row[j], row[j+1] = v0, v1
-				s0 += v0 * v0
-				s1 += v1 * v1
-			}
-			if j < n {
-				v := row[j] - (ci + colMean[j])
-				row[j] = v
-				s0 += v * v
-			}
-			rowSq[i] = s0 + s1
+			rowSq[i] = simd.CenterRow(k[i*n:i*n+n], colMean, colMean[i]-grand)
 		}
 	})
 	for i := range n {
 		trace += k[i*n+i]
 	}
-	return grand, trace, sum(rowSq)
-}
-
-// sum adds up s with four accumulators (faster, and pairwise-like in
-// accuracy for long slices).
-func sum(s []float64) float64 {
-	var a, b, c, d float64
-	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		a += s[i]
-		b += s[i+1]
-		c += s[i+2]
-		d += s[i+3]
-	}
-	for ; i < len(s); i++ {
-		a += s[i]
-	}
-	return (a + b) + (c + d)
+	return grand, trace, simd.Sum(rowSq)
 }
 
 // CenterCross centres the rows of a cross matrix c (m×n, rows k(z_i, ·))
@@ -89,10 +58,7 @@ func CenterCross(c []float64, m, n int, colMean []float64, grand float64) {
 	rows(m, m*n, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
 			row := c[i*n : i*n+n]
-			off := sum(row)/float64(n) - grand
-			for j := range row {
-				row[j] -= off + colMean[j]
-			}
+			simd.CenterRow(row, colMean, simd.Sum(row)/float64(n)-grand)
 		}
 	})
 }

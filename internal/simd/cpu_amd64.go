@@ -125,3 +125,28 @@ func transposeAsm(dst []float64, ldd int, src []float64, lds, h, w int) int {
 	}
 	return i
 }
+
+//go:noescape
+func sumAVX2(x *float64, n int) float64
+
+//go:noescape
+func centerRowAVX2(row, mean *float64, n int, c float64) float64
+
+// sumKernel is sumGeneric, in assembly when available; len(x) is a positive
+// multiple of 16.
+func sumKernel(x []float64) float64 {
+	if !useAVX2 {
+		return sumGeneric(x)
+	}
+	return sumAVX2(&x[0], len(x))
+}
+
+// centerRowKernel is centerRowGeneric, in assembly when available;
+// len(row) is a positive multiple of 16 and mean at least as long.
+func centerRowKernel(row, mean []float64, c float64) float64 {
+	if !useAVX2 {
+		return centerRowGeneric(row, mean, c)
+	}
+	_ = mean[len(row)-1]
+	return centerRowAVX2(&row[0], &mean[0], len(row), c)
+}

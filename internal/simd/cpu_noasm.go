@@ -21,3 +21,9 @@ func streamAsm(dst, src []float64) int { return 0 }
 func fence() {}
 
 func transposeAsm(dst []float64, ldd int, src []float64, lds, h, w int) int { return 0 }
+
+func sumKernel(x []float64) float64 { return sumGeneric(x) }
+
+func centerRowKernel(row, mean []float64, c float64) float64 {
+	return centerRowGeneric(row, mean, c)
+}
