@@ -15,8 +15,13 @@
 // exponentials from one simd.ScaledExp call per tile.
 //
 // At n = 8192, d = 8 (n(n−1)/2 = 33.5 million exponentials, 512 MiB
-// written) on two cores, about 60 % of the time is computing the tiles and
-// the rest writing K to memory; see the bench package.
+// written) on two cores, about two thirds of the time is computing the
+// tiles and the rest writing K to memory; see the bench package.
+//
+// A freshly allocated K costs more than that to fault in, page by page, on
+// first touch; on Linux the builders therefore advise the kernel to use
+// transparent huge pages for their output (adviseHugePages). Callers that
+// build many matrices of one size should reuse the destination.
 //
 // Center, CenterStats, CenterCross and the cross functions split rows over
 // goroutines the same way.

@@ -46,6 +46,7 @@ func RBF(ctx context.Context, dst, x []float64, n, d int, width float64) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
+	adviseHugePages(dst[:n*n])
 	xt := transpose(x, n, d)
 	return symmetric(ctx, dst, n, kernel{row: sqDistRow(x, d, xt, n), finish: rbfFinish(width), unitDiag: true})
 }
@@ -55,6 +56,7 @@ func RBFCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
 	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
 		panic("gram: slice too short")
 	}
+	adviseHugePages(dst[:m*n])
 	xt := transpose(x, n, d)
 	row, finish := sqDistRow(z, d, xt, n), rbfFinish(width)
 	rows(m, m*n, func(r0, r1 int) {
@@ -74,6 +76,7 @@ func Linear(ctx context.Context, dst, x []float64, n, d int) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
+	adviseHugePages(dst[:n*n])
 	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
 		// out = X[c0:c0+len(out)] · x_i
 		simd.Gemv(len(out), d, 1, x[c0*d:], max(d, 1), x[i*d:i*d+d], 0, out)

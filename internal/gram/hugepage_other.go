@@ -1,0 +1,6 @@
+//go:build !linux
+
+package gram
+
+// adviseHugePages does nothing outside Linux.
+func adviseHugePages([]float64) {}
