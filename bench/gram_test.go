@@ -67,6 +67,7 @@ func BenchmarkGram(b *testing.B) {
 					x, k := points(n, d), kmatrix(n)
 					width := float64(d)
 					b.SetBytes(int64(8 * n * n))
+					b.ReportAllocs()
 					for b.Loop() {
 						if impl == "naive" {
 							naiveRBF(k, x, n, d, width)
@@ -91,6 +92,7 @@ func BenchmarkCenter(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(8 * n * n))
+			b.ReportAllocs()
 			for b.Loop() {
 				gram.CenterStats(k, n, colMean)
 			}
@@ -108,6 +110,7 @@ func BenchmarkExp(b *testing.B) {
 	dst := make([]float64, len(x))
 	for _, impl := range []string{"math", "simd"} {
 		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				if impl == "math" {
 					for i, v := range x {
@@ -119,5 +122,44 @@ func BenchmarkExp(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(x))*float64(b.N)/b.Elapsed().Seconds(), "exp/s")
 		})
+	}
+}
+
+// BenchmarkRBFCross builds the m×n kernel matrix between m new points and
+// n training points, as prediction does.
+func BenchmarkRBFCross(b *testing.B) {
+	const m, n, d = 1024, 8192, 8
+	z, x := points(m, d), points(n, d)
+	c := make([]float64, m*n)
+	for _, impl := range []string{"naive", "tiled"} {
+		b.Run(fmt.Sprintf("impl=%s/m=%d/n=%d/d=%d", impl, m, n, d), func(b *testing.B) {
+			b.SetBytes(int64(8 * m * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if impl == "naive" {
+					naiveCross(c, z, m, x, n, d, float64(d))
+				} else {
+					gram.RBFCross(c, z, m, x, n, d, float64(d))
+				}
+			}
+			b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds(), "exp/s")
+		})
+	}
+}
+
+// naiveCross is the plain double loop for a cross kernel matrix.
+func naiveCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
+	s := -1 / (2 * width)
+	for i := range m {
+		zi := z[i*d : i*d+d]
+		for j := range n {
+			xj := x[j*d : j*d+d]
+			var s2 float64
+			for k, v := range zi {
+				t := v - xj[k]
+				s2 += t * t
+			}
+			dst[i*n+j] = math.Exp(s * s2)
+		}
 	}
 }

@@ -58,6 +58,7 @@ func BenchmarkReadBandwidth(b *testing.B) {
 				a := symMatrix(n)
 				b.SetBytes(int64(8 * len(a)))
 				parts := make([]float64, threads)
+				b.ReportAllocs()
 				for b.Loop() {
 					var wg sync.WaitGroup
 					for p := range threads {
@@ -101,6 +102,7 @@ func BenchmarkSymv(b *testing.B) {
 				a, x, y := symMatrix(n), randVec(n), make([]float64, n)
 				bytes := 8 * n * (n + 1) / 2
 				b.SetBytes(int64(bytes))
+				b.ReportAllocs()
 				for b.Loop() {
 					impl.Dsymv(gblas.Upper, n, 1, a, n, x, 1, 0, y, 1)
 				}
@@ -118,6 +120,7 @@ func BenchmarkGemv(b *testing.B) {
 			b.Run(fmt.Sprintf("backend=%s/n=%d", blas.Name(impl), n), func(b *testing.B) {
 				a, x, y := symMatrix(n), randVec(n), make([]float64, n)
 				b.SetBytes(int64(8 * n * n))
+				b.ReportAllocs()
 				for b.Loop() {
 					impl.Dgemv(gblas.NoTrans, n, n, 1, a, n, x, 1, 0, y, 1)
 				}

@@ -13,16 +13,18 @@
 //     symmetric matrix.
 //   - StreamCopy, StreamFence: copies with non-temporal stores, for
 //     writing outputs much larger than the caches.
+//   - Sum, CenterRow: a sum, and one row of double centring with its sum
+//     of squares, in sixteen lanes at memory speed.
 //
 // # Kernels and their twins
 //
 // Each assembly kernel (file *_amd64.s, declared in cpu_amd64.go) has a
 // pure-Go twin in a *_generic.go file that is always compiled; the twin is
 // the specification. The exported functions run the kernel on the longest
-// prefix it handles and the twin on the tail. Exp and SqDist kernels
-// perform the same operations in the same order as their twins and agree
-// with them bit for bit; the matrix–vector kernels sum in a different order
-// and agree to rounding.
+// prefix it handles and the twin on the tail. The Exp, SqDist, Sum and
+// CenterRow kernels perform the same operations in the same order as their
+// twins and agree with them bit for bit; the matrix–vector kernels sum in
+// a different order and agree to rounding.
 //
 // CPU features are detected once, with golang.org/x/sys/cpu, into the
 // package variable useAVX2; tests clear it to exercise the twins in the
