@@ -129,3 +129,23 @@ func BenchmarkGemv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGemmShort is C = A·K for a short A (m×n) and the n×n K, the
+// product the approximate DoF and the confidence bands repeat: memory
+// bound when K is read once.
+func BenchmarkGemmShort(b *testing.B) {
+	const m = 10
+	for _, impl := range backends(b) {
+		for _, n := range []int{4096, 8192} {
+			b.Run(fmt.Sprintf("backend=%s/m=%d/n=%d", blas.Name(impl), m, n), func(b *testing.B) {
+				k, a, c := symMatrix(n), randVec(m*n), make([]float64, m*n)
+				b.SetBytes(int64(8 * n * n))
+				b.ReportAllocs()
+				for b.Loop() {
+					impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, n, 1, a, n, k, n, 0, c, n)
+				}
+				reportGBs(b, 8*n*n)
+			})
+		}
+	}
+}

@@ -150,3 +150,38 @@ func centerRowKernel(row, mean []float64, c float64) float64 {
 	_ = mean[len(row)-1]
 	return centerRowAVX2(&row[0], &mean[0], len(row), c)
 }
+
+//go:noescape
+func rank4AVX2(b *float64, ldb int, y *float64, n int, xs *[4]float64)
+
+// rank4 is rank4Generic with the multiple-of-4 prefix in assembly.
+func rank4(b []float64, ldb int, y []float64, xs *[4]float64) {
+	m := len(y) &^ 3
+	if !useAVX2 || m == 0 {
+		rank4Generic(b, ldb, y, xs)
+		return
+	}
+	_ = b[3*ldb+len(y)-1]
+	rank4AVX2(&b[0], ldb, &y[0], m, xs)
+	if m < len(y) {
+		rank4Generic(b[m:], ldb, y[m:], xs)
+	}
+}
+
+//go:noescape
+func rank4x2AVX2(b *float64, ldb int, c *float64, ldc int, n int, xs *[8]float64)
+
+// rank4x2 is rank4x2Generic with the multiple-of-4 prefix in assembly.
+func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
+	m := n &^ 3
+	if !useAVX2 || m == 0 {
+		rank4x2Generic(b, ldb, c, ldc, n, xs)
+		return
+	}
+	_ = b[3*ldb+n-1]
+	_ = c[ldc+n-1]
+	rank4x2AVX2(&b[0], ldb, &c[0], ldc, m, xs)
+	if m < n {
+		rank4x2Generic(b[m:], ldb, c[m:], ldc, n-m, xs)
+	}
+}

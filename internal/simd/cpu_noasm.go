@@ -27,3 +27,9 @@ func sumKernel(x []float64) float64 { return sumGeneric(x) }
 func centerRowKernel(row, mean []float64, c float64) float64 {
 	return centerRowGeneric(row, mean, c)
 }
+
+func rank4(b []float64, ldb int, y []float64, xs *[4]float64) { rank4Generic(b, ldb, y, xs) }
+
+func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
+	rank4x2Generic(b, ldb, c, ldc, n, xs)
+}

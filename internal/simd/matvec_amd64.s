@@ -122,3 +122,92 @@ loop:
 	VMOVUPD Y0, (DI)
 	VZEROUPPER
 	RET
+
+// func rank4AVX2(b *float64, ldb int, y *float64, n int, xs *[4]float64)
+//
+// y[j] += Σ_r xs[r]·b[r·ldb+j] for the 4×n block at b (rows ldb apart);
+// n is a positive multiple of 4.
+TEXT ·rank4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         b+0(FP), R8
+	MOVQ         ldb+8(FP), DX
+	SHLQ         $3, DX
+	LEAQ         (R8)(DX*1), R9
+	LEAQ         (R9)(DX*1), R10
+	LEAQ         (R10)(DX*1), R11
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+	SHLQ         $3, CX
+	MOVQ         xs+32(FP), BX
+	VBROADCASTSD (BX), Y4
+	VBROADCASTSD 8(BX), Y5
+	VBROADCASTSD 16(BX), Y6
+	VBROADCASTSD 24(BX), Y7
+	XORQ         AX, AX
+
+loop:
+	VMOVUPD     (DI)(AX*1), Y0
+	VMULPD      (R8)(AX*1), Y4, Y1
+	VMULPD      (R9)(AX*1), Y5, Y2
+	VFMADD231PD (R10)(AX*1), Y6, Y0
+	VFMADD231PD (R11)(AX*1), Y7, Y1
+	VADDPD      Y2, Y0, Y0
+	VADDPD      Y1, Y0, Y0
+	VMOVUPD     Y0, (DI)(AX*1)
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         loop
+	VZEROUPPER
+	RET
+
+// func rank4x2AVX2(b *float64, ldb int, c *float64, ldc int, n int, xs *[8]float64)
+//
+// For the 4×n block at b (rows ldb apart) and two rows of C (ldc apart):
+// c[j] += Σ_r xs[r]·b[r·ldb+j] and c[ldc+j] += Σ_r xs[4+r]·b[r·ldb+j].
+// Each block of B is loaded once for both rows. n is a positive multiple
+// of 4.
+TEXT ·rank4x2AVX2(SB), NOSPLIT, $0-48
+	MOVQ         b+0(FP), R8
+	MOVQ         ldb+8(FP), DX
+	SHLQ         $3, DX
+	LEAQ         (R8)(DX*1), R9
+	LEAQ         (R9)(DX*1), R10
+	LEAQ         (R10)(DX*1), R11
+	MOVQ         c+16(FP), DI
+	MOVQ         ldc+24(FP), SI
+	SHLQ         $3, SI
+	ADDQ         DI, SI
+	MOVQ         n+32(FP), CX
+	SHLQ         $3, CX
+	MOVQ         xs+40(FP), BX
+	VBROADCASTSD (BX), Y8
+	VBROADCASTSD 8(BX), Y9
+	VBROADCASTSD 16(BX), Y10
+	VBROADCASTSD 24(BX), Y11
+	VBROADCASTSD 32(BX), Y12
+	VBROADCASTSD 40(BX), Y13
+	VBROADCASTSD 48(BX), Y14
+	VBROADCASTSD 56(BX), Y15
+	XORQ         AX, AX
+
+loop:
+	VMOVUPD     (R8)(AX*1), Y0
+	VMOVUPD     (R9)(AX*1), Y1
+	VMOVUPD     (R10)(AX*1), Y2
+	VMOVUPD     (R11)(AX*1), Y3
+	VMOVUPD     (DI)(AX*1), Y4
+	VMOVUPD     (SI)(AX*1), Y5
+	VFMADD231PD Y0, Y8, Y4
+	VFMADD231PD Y0, Y12, Y5
+	VFMADD231PD Y1, Y9, Y4
+	VFMADD231PD Y1, Y13, Y5
+	VFMADD231PD Y2, Y10, Y4
+	VFMADD231PD Y2, Y14, Y5
+	VFMADD231PD Y3, Y11, Y4
+	VFMADD231PD Y3, Y15, Y5
+	VMOVUPD     Y4, (DI)(AX*1)
+	VMOVUPD     Y5, (SI)(AX*1)
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         loop
+	VZEROUPPER
+	RET

@@ -30,3 +30,25 @@ func symRank4Generic(a []float64, lda int, x, y []float64, xs, out *[4]float64) 
 	}
 	*out = s
 }
+
+// rank4Generic adds Σ_r xs[r]·b[r·ldb+j] to y[j] for j < len(y): four rows
+// of B, scaled, added to a row of C in one pass. It is the reference for
+// rank4AVX2, which groups the four products differently.
+func rank4Generic(b []float64, ldb int, y []float64, xs *[4]float64) {
+	b0, b1, b2, b3 := b[:len(y)], b[ldb:ldb+len(y)], b[2*ldb:2*ldb+len(y)], b[3*ldb:3*ldb+len(y)]
+	for j := range y {
+		y[j] += xs[0]*b0[j] + xs[1]*b1[j] + xs[2]*b2[j] + xs[3]*b3[j]
+	}
+}
+
+// rank4x2Generic is rank4Generic for two rows of C at once, c[:n] with xs[:4]
+// and c[ldc:ldc+n] with xs[4:], loading each element of B once; it is the
+// reference for rank4x2AVX2.
+func rank4x2Generic(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
+	b0, b1, b2, b3 := b[:n], b[ldb:ldb+n], b[2*ldb:2*ldb+n], b[3*ldb:3*ldb+n]
+	c0, c1 := c[:n], c[ldc:ldc+n]
+	for j := range n {
+		c0[j] += xs[0]*b0[j] + xs[1]*b1[j] + xs[2]*b2[j] + xs[3]*b3[j]
+		c1[j] += xs[4]*b0[j] + xs[5]*b1[j] + xs[6]*b2[j] + xs[7]*b3[j]
+	}
+}

@@ -186,3 +186,104 @@ func FuzzMatvecKernels(f *testing.F) {
 		}
 	})
 }
+
+func gemmShortCase(t *testing.T, rng *rand.Rand, m, n, k int) {
+	t.Helper()
+	lda, ldb, ldc := k+1, n+2, n+1
+	a := randMat(rng, m, k, lda)
+	b := randMat(rng, k, n, ldb)
+	c0 := randMat(rng, m, n, ldc)
+	for _, alpha := range scales {
+		for _, beta := range scales {
+			c := append([]float64(nil), c0...)
+			if beta == 0 {
+				for i := range m {
+					for j := range n {
+						c[i*ldc+j] = math.NaN()
+					}
+				}
+			}
+			GemmShort(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			for i := range m {
+				for j := range ldc {
+					got := c[i*ldc+j]
+					if j >= n {
+						if !math.IsNaN(got) {
+							t.Fatalf("GemmShort wrote padding at %d,%d", i, j)
+						}
+						continue
+					}
+					var s, abs float64
+					for l := range k {
+						s += a[i*lda+l] * b[l*ldb+j]
+						abs += math.Abs(a[i*lda+l] * b[l*ldb+j])
+					}
+					want := alpha * s
+					if beta != 0 {
+						want += beta * c0[i*ldc+j]
+					}
+					if !closeTo(got, want, abs+math.Abs(c0[i*ldc+j])) {
+						t.Fatalf("GemmShort m=%d n=%d k=%d α=%v β=%v: C[%d,%d] = %v, want %v", m, n, k, alpha, beta, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGemmShort(t *testing.T) {
+	bothPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(14, 15))
+		for _, m := range []int{0, 1, 3, 5} {
+			for _, n := range []int{0, 1, 4, 7, 9} {
+				for _, k := range []int{0, 1, 3, 4, 9} {
+					gemmShortCase(t, rng, m, n, k)
+				}
+			}
+		}
+		gemmShortCase(t, rng, 3, 1500, 130) // several column blocks, parallel
+	})
+}
+
+func FuzzRank4(f *testing.F) {
+	f.Add(uint64(1), uint8(13), uint8(2))
+	f.Add(uint64(2), uint8(4), uint8(0))
+	f.Fuzz(func(t *testing.T, seed uint64, n, pad uint8) {
+		rng := rand.New(rand.NewPCG(seed, 16))
+		ldb := int(n) + int(pad%8) + 1
+		b := randMat(rng, 4, int(n), ldb)
+		xs := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		got := randVec(rng, int(n))
+		want := append([]float64(nil), got...)
+		rank4(b, ldb, got, &xs)
+		rank4Generic(b, ldb, want, &xs)
+		for j := range got {
+			if !closeTo(got[j], want[j], 10) {
+				t.Fatalf("y[%d]: %v vs %v", j, got[j], want[j])
+			}
+		}
+	})
+}
+
+func FuzzRank4x2(f *testing.F) {
+	f.Add(uint64(1), uint8(13), uint8(2), uint8(1))
+	f.Add(uint64(2), uint8(4), uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, seed uint64, n, padB, padC uint8) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		ldb, ldc := int(n)+int(padB%8)+1, int(n)+int(padC%8)
+		b := randMat(rng, 4, int(n), ldb)
+		var xs [8]float64
+		for r := range xs {
+			xs[r] = rng.NormFloat64()
+		}
+		got := randMat(rng, 2, int(n), max(ldc, 1))
+		want := append([]float64(nil), got...)
+		rank4x2(b, ldb, got, max(ldc, 1), int(n), &xs)
+		rank4x2Generic(b, ldb, want, max(ldc, 1), int(n), &xs)
+		for j := range got {
+			if !closeTo(got[j], want[j], 10) && !(math.IsNaN(got[j]) && math.IsNaN(want[j])) {
+				t.Fatalf("c[%d]: %v vs %v", j, got[j], want[j])
+			}
+		}
+	})
+}
