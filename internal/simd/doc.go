@@ -38,9 +38,11 @@
 // Taylor polynomial on |r| ≤ ln2/2, and scaling by two powers of two so that
 // subnormal results are rounded once. Against a 160-bit reference the error
 // is at most 1 ulp over [−745.2, 709.79], including subnormal results
-// (in units of the subnormal spacing). x < −745.13 and −Inf give 0,
+// (in units of the subnormal spacing); about 5.5 % of results are 1 ulp
+// off, against 12.7 % for math.Exp. x < −745.13 and −Inf give 0,
 // x > 709.78 and +Inf give +Inf, NaN gives NaN. math.Exp on amd64 is also
-// up to 1 ulp off, and returns +Inf from about x = 709.4.
+// up to 1 ulp off, and returns +Inf for x > 709.436 although exp(x) is
+// finite up to 709.78.
 //
 // # Invariants
 //
