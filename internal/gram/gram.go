@@ -26,6 +26,9 @@ func transpose(x []float64, n, d int) []float64 {
 // is xt, by direct differences, which keeps full relative accuracy for
 // close points.
 func sqDistRow(z []float64, d int, xt []float64, ldx int) rowFunc {
+	if d == 0 {
+		return func(dst []float64, _, _ int) { clear(dst) }
+	}
 	return func(dst []float64, i, c0 int) {
 		simd.SqDist(dst, xt[c0:], ldx, z[i*d:i*d+d])
 	}

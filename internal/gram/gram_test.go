@@ -60,6 +60,7 @@ func rbfClose(got, want float64) bool {
 var shapes = []struct{ n, d int }{
 	{0, 3}, {1, 3}, {2, 1}, {5, 8}, {127, 3}, {128, 8}, {129, 2}, {300, 8}, {261, 17},
 	{1031, 2}, // large enough for non-temporal stores
+	{6, 0},
 }
 
 func TestRBF(t *testing.T) {
