@@ -14,10 +14,13 @@ cd "$(dirname "$0")/.."
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
+# The linker needs the unversioned libopenblas.so from libopenblas-dev
+# (gonum's netlib binding carries its own cblas.h).
 have_openblas() {
-	[ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] ||
-		ls /usr/include/*/cblas.h >/dev/null 2>&1 || return 1
-	ldconfig -p 2>/dev/null | grep -q libopenblas
+	for f in /usr/lib/*/libopenblas.so /usr/lib/libopenblas.so /usr/local/lib/libopenblas.so; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
 }
 
 if ! have_openblas; then
