@@ -1,0 +1,271 @@
+package kpls_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// fuzzMatrix is a row-major mat.Matrix that, unlike mat.Dense, may have
+// no rows or no columns.
+type fuzzMatrix struct {
+	r, c int
+	v    []float64
+}
+
+func (m fuzzMatrix) Dims() (int, int)        { return m.r, m.c }
+func (m fuzzMatrix) At(i, j int) float64     { return m.v[i*m.c+j] }
+func (m fuzzMatrix) T() mat.Matrix           { return mat.Transpose{Matrix: m} }
+func (m fuzzMatrix) row(i int) fuzzMatrix    { return fuzzMatrix{1, m.c, m.v[i*m.c : (i+1)*m.c]} }
+func newFuzzMatrix(r, c int) fuzzMatrix      { return fuzzMatrix{r, c, make([]float64, r*c)} }
+func (m fuzzMatrix) set(i, j int, v float64) { m.v[i*m.c+j] = v }
+
+// fuzzModelFile returns the file of a small fitted model (n = 6, d = 2).
+func fuzzModelFile(t testing.TB) []byte {
+	t.Helper()
+	x := newFuzzMatrix(6, 2)
+	y := make([]float64, 6)
+	for i := range y {
+		a, b := float64(i)/5, float64(i*i%7)/7
+		x.set(i, 0, a)
+		x.set(i, 1, b)
+		y[i] = math.Sin(3*a) + b
+	}
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 2, DoF: kpls.DoFLanczos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fuzzDamaged returns the three kinds of damage Load must detect.
+func fuzzDamaged(t testing.TB, file []byte) (edited, truncated, newer []byte) {
+	t.Helper()
+	// Edit the first digit of the payload's training mean of y.
+	i := bytes.Index(file, []byte(`"y_mean":`))
+	if i < 0 {
+		t.Fatal("no y_mean in the model file")
+	}
+	j := i + bytes.IndexAny(file[i:], "0123456789")
+	edited = bytes.Clone(file)
+	edited[j] = '0' + (edited[j]-'0'+1)%10
+	truncated = file[:len(file)/2]
+	newer = bytes.Replace(file, []byte(`"version":1,`), []byte(`"version":99,`), 1)
+	if bytes.Equal(newer, file) {
+		t.Fatal("no version 1 in the model file")
+	}
+	return edited, truncated, newer
+}
+
+// TestFuzzLoadRefusesDamage checks that an edited, a truncated and a newer
+// model file are refused with ErrModelFile and a message that says why.
+func TestFuzzLoadRefusesDamage(t *testing.T) {
+	file := fuzzModelFile(t)
+	if _, err := kpls.Load(bytes.NewReader(file)); err != nil {
+		t.Fatalf("the intact file: %v", err)
+	}
+	edited, truncated, newer := fuzzDamaged(t, file)
+	for _, tc := range []struct {
+		name string
+		file []byte
+		says []string // any of these
+	}{
+		{"edited", edited, []string{"checksum"}},
+		{"truncated", truncated, []string{"truncated", "JSON"}},
+		{"newer", newer, []string{"newer version", "is newer than"}},
+		{"empty", nil, []string{"empty"}},
+	} {
+		_, err := kpls.Load(bytes.NewReader(tc.file))
+		if !errors.Is(err, kpls.ErrModelFile) {
+			t.Errorf("%s: %v, want ErrModelFile", tc.name, err)
+			continue
+		}
+		found := false
+		for _, s := range tc.says {
+			found = found || strings.Contains(err.Error(), s)
+		}
+		if !found {
+			t.Errorf("%s: %q says none of %q", tc.name, err, tc.says)
+		}
+	}
+}
+
+// fuzzResum gives file the checksum of its own payload, so that mutations
+// of the payload get past the checksum to the decoder and the shape
+// checks. Files that are not an envelope are returned unchanged.
+func fuzzResum(file []byte) []byte {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(file, &env) != nil || env["model"] == nil {
+		return file
+	}
+	// Marshal compacts the payload; sum what will be written.
+	compact, err := json.Marshal(env["model"])
+	if err != nil {
+		return file
+	}
+	sum := sha256.Sum256(compact)
+	env["sha256"], _ = json.Marshal(hex.EncodeToString(sum[:]))
+	out, err := json.Marshal(env)
+	if err != nil {
+		return file
+	}
+	return out
+}
+
+// FuzzLoad feeds arbitrary bytes to the model-file reader; with resum the
+// checksum is fixed up first so that the payload itself is fuzzed. Load
+// must not panic, and a model it accepts must predict without panicking,
+// returning an error or finite values.
+func FuzzLoad(f *testing.F) {
+	file := fuzzModelFile(f)
+	edited, truncated, newer := fuzzDamaged(f, file)
+	for _, b := range [][]byte{file, edited, truncated, newer, []byte("\x00\xffkpls-model{]"), nil} {
+		f.Add(b, false)
+		f.Add(b, true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, resum bool) {
+		if resum {
+			b = fuzzResum(b)
+		}
+		m, err := kpls.Load(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, kpls.ErrModelFile) {
+				t.Fatalf("Load refused the file with %v, not ErrModelFile", err)
+			}
+			return
+		}
+		d := m.D()
+		x := newFuzzMatrix(2, d)
+		for j := range d {
+			x.set(0, j, float64(j))
+			x.set(1, j, -0.5)
+		}
+		for _, c := range []int{0, m.Components(), m.Select(kpls.GMDL), -1, m.Components() + 1} {
+			p, err := m.Predict(x, c)
+			if err != nil {
+				continue
+			}
+			for i, v := range p {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("Predict m=%d row %d of a loaded model: %v", c, i, v)
+				}
+			}
+		}
+	})
+}
+
+// fuzzSpecial are values the fit must cope with (refuse or handle).
+var fuzzSpecial = [...]float64{
+	math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
+	1e300, 1e-300, 0, 1, -1, 5e-324, 1e150,
+}
+
+// fuzzReader hands out the fuzz bytes, zeros once they run out.
+type fuzzReader []byte
+
+func (r *fuzzReader) byte() byte {
+	if len(*r) == 0 {
+		return 0
+	}
+	b := (*r)[0]
+	*r = (*r)[1:]
+	return b
+}
+
+// value is a special value, a float64 straight from 8 bytes, or a small
+// number; the same byte repeated gives a constant column.
+func (r *fuzzReader) value() float64 {
+	b := r.byte()
+	switch {
+	case int(b) < 2*len(fuzzSpecial):
+		return fuzzSpecial[int(b)%len(fuzzSpecial)]
+	case b < 40:
+		var w [8]byte
+		for i := range w {
+			w[i] = r.byte()
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(w[:]))
+	default:
+		return float64(int(b)-148) / 16
+	}
+}
+
+// FuzzFit fits small random shapes with random options: Fit must not
+// panic and must return an error or finite statistics, and an accepted
+// model must predict without panicking.
+func FuzzFit(f *testing.F) {
+	f.Add([]byte{5, 1, 3, 0, 0})
+	f.Add([]byte{8, 2, 2, 0x41, 1, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190, 200, 210, 220})
+	f.Add([]byte{12, 3, 7, 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})    // NaN everywhere
+	f.Add([]byte{6, 4, 1, 0x05, 200, 200, 200, 200, 200, 200, 200, 200}) // constant
+	f.Add([]byte{4, 2, 0, 0x06, 3, 4, 3, 4, 3, 4, 3, 4, 9, 10, 11, 12})  // huge values
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{3, 0, 1, 0x02, 60, 61, 62})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := fuzzReader(data)
+		n, d := int(r.byte()%13), int(r.byte()%5)
+		comps := int(r.byte()%8) - 1
+		flags := r.byte()
+		var o kpls.Options
+		o.Components = comps
+		o.RawFeatures = flags&0x10 != 0
+		o.DoF = [...]kpls.DoFMethod{kpls.DoFApprox, kpls.DoFLanczos, kpls.DoFExact, kpls.DoFNone}[flags>>5&3]
+		if flags&0x80 != 0 {
+			o.Kernel = kpls.Linear
+		}
+		switch flags & 0xf {
+		case 0: // the default width
+		case 1:
+			o.Width = -1
+		case 2:
+			o.Width = 1e-300
+		case 3:
+			o.Width = 1e300
+		case 4:
+			o.Gamma = r.value()
+		default:
+			o.Width = r.value()
+		}
+		x := newFuzzMatrix(n, d)
+		for i := range n {
+			for j := range d {
+				x.set(i, j, r.value())
+			}
+		}
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = r.value()
+		}
+		m, err := kpls.Fit(context.Background(), x, y, o)
+		if err != nil {
+			return
+		}
+		for _, s := range m.Stats() {
+			if math.IsNaN(s.RSS) || math.IsInf(s.RSS, 0) {
+				t.Fatalf("n=%d d=%d %+v: RSS for m=%d is %v", n, d, o, s.M, s.RSS)
+			}
+		}
+		c := m.Select(kpls.GMDL)
+		if _, err := m.Predict(x, c); err != nil && n > 0 {
+			t.Logf("Predict on the training data: %v", err)
+		}
+		if n > 0 {
+			_, _ = m.PredictBands(context.Background(), x.row(0), m.Components(), kpls.BandOptions{})
+		}
+	})
+}

@@ -1,0 +1,261 @@
+package kpls_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// raceData returns n seeded points in d dimensions with a smooth response.
+func raceData(n, d int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range y {
+		s := 0.0
+		for j := 0; j < d; j++ {
+			v := 4*rng.Float64() - 2
+			x.Set(i, j, v)
+			s += math.Sin(float64(j+1) * v)
+		}
+		y[i] = s + 0.1*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// raceReload round-trips m through its file format, giving a model whose
+// centred kernel matrix has not been built yet.
+func raceReload(t *testing.T, m *kpls.Model) *kpls.Model {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := kpls.Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loaded
+}
+
+// raceResult is everything one goroutine computes on one model.
+type raceResult struct {
+	pred  [][]float64   // by component
+	bands [][]kpls.Band // by component
+}
+
+// raceWork computes predictions and bands for every component, starting
+// with the bands so that the first call on a loaded model builds its
+// kernel matrix. Components are visited from start, wrapping around, so
+// that goroutines ask for different things at the same time.
+func raceWork(m *kpls.Model, x mat.Matrix, start int) (raceResult, error) {
+	nc := m.Components() + 1
+	r := raceResult{pred: make([][]float64, nc), bands: make([][]kpls.Band, nc)}
+	for i := range nc {
+		c := (start + i) % nc
+		b, err := m.PredictBands(context.Background(), x, c, kpls.BandOptions{Level: 0.98})
+		if err != nil {
+			return r, err
+		}
+		p, err := m.Predict(x, c)
+		if err != nil {
+			return r, err
+		}
+		r.bands[c], r.pred[c] = b, p
+	}
+	return r, nil
+}
+
+func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+func raceCompare(t *testing.T, who string, got, want raceResult) {
+	t.Helper()
+	for c := range want.pred {
+		for i, w := range want.pred[c] {
+			if !sameBits(got.pred[c][i], w) {
+				t.Errorf("%s: Predict m=%d row %d: %v, serially %v", who, c, i, got.pred[c][i], w)
+				return
+			}
+		}
+		for i, w := range want.bands[c] {
+			g := got.bands[c][i]
+			if !sameBits(g.Yhat, w.Yhat) || !sameBits(g.SE, w.SE) || !sameBits(g.Lower, w.Lower) || !sameBits(g.Upper, w.Upper) {
+				t.Errorf("%s: PredictBands m=%d row %d: %+v, serially %+v", who, c, i, g, w)
+				return
+			}
+		}
+	}
+}
+
+// TestRaceConcurrentPredict checks that a model is safe for concurrent use:
+// 16 goroutines predict with and without bands, the first band requests
+// racing for the lazy kernel build of a freshly loaded model, and every
+// result equals, bit for bit, the serial one. Run it with -race.
+func TestRaceConcurrentPredict(t *testing.T) {
+	const goroutines = 16
+	x, y := raceData(200, 3, 1)
+	fitted, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fitted.Components() < 2 {
+		t.Fatalf("only %d components: the test needs several", fitted.Components())
+	}
+	z, _ := raceData(37, 3, 2) // more than one row, fewer than a band chunk
+
+	want, err := raceWork(raceReload(t, fitted), z, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fitted model predicts the same as its reloaded copy.
+	fresh, err := raceWork(fitted, z, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range want.pred {
+		for i := range want.pred[c] {
+			if !sameBits(fresh.pred[c][i], want.pred[c][i]) {
+				t.Fatalf("Predict m=%d row %d: fitted %v, loaded %v", c, i, fresh.pred[c][i], want.pred[c][i])
+			}
+			if d := math.Abs(fresh.bands[c][i].SE - want.bands[c][i].SE); d > 1e-9*want.bands[c][i].SE {
+				t.Fatalf("PredictBands m=%d row %d: se fitted %v, loaded %v", c, i, fresh.bands[c][i].SE, want.bands[c][i].SE)
+			}
+		}
+	}
+
+	for _, tc := range []struct {
+		name  string
+		model func() *kpls.Model
+		want  raceResult
+	}{
+		{"loaded", func() *kpls.Model { return raceReload(t, fitted) }, want},
+		{"fitted", func() *kpls.Model { return fitted }, fresh},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.model()
+			got := make([]raceResult, goroutines)
+			errs := make([]error, goroutines)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					<-start
+					got[g], errs[g] = raceWork(m, z, g)
+				})
+			}
+			close(start)
+			wg.Wait()
+			for g := range goroutines {
+				if errs[g] != nil {
+					t.Fatalf("goroutine %d: %v", g, errs[g])
+				}
+				raceCompare(t, tc.name, got[g], tc.want)
+			}
+		})
+	}
+}
+
+// TestRaceRowIndependence checks that single-row requests agree with the
+// same rows inside a batch. Not bit for bit: one row and many take
+// different matrix–vector paths, which round differently.
+func TestRaceRowIndependence(t *testing.T) {
+	x, y := raceData(200, 3, 1)
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := raceData(300, 3, 3) // crosses Predict's and the bands' chunk boundaries
+	c := m.Components()
+	all, err := m.Predict(z, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allB, err := m.PredictBands(context.Background(), z, c, kpls.BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 127, 128, 255, 256, 299} {
+		row := mat.NewDense(1, 3, mat.Row(nil, i, z))
+		one, err := m.Predict(row, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(one[0]-all[i]) > 1e-12*math.Max(1, math.Abs(all[i])) {
+			t.Errorf("Predict row %d: alone %v, in a batch %v", i, one[0], all[i])
+		}
+		oneB, err := m.PredictBands(context.Background(), row, c, kpls.BandOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(oneB[0].SE-allB[i].SE) > 1e-12*allB[i].SE || math.Abs(oneB[0].Yhat-allB[i].Yhat) > 1e-12*math.Max(1, math.Abs(allB[i].Yhat)) {
+			t.Errorf("PredictBands row %d: alone %+v, in a batch %+v", i, oneB[0], allB[i])
+		}
+	}
+}
+
+// TestRaceCancelFit cancels a fit from its progress callback after the
+// first component and expects context.Canceled back promptly.
+func TestRaceCancelFit(t *testing.T) {
+	x, y := raceData(1500, 3, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	m, err := kpls.Fit(ctx, x, y, kpls.Options{Components: 20, DoF: kpls.DoFExact, Progress: func(p kpls.Progress) {
+		if p.Stage == "fit" && p.Done >= 1 && cancelled.IsZero() {
+			cancelled = time.Now()
+			cancel()
+		}
+	}})
+	if cancelled.IsZero() {
+		t.Fatal("Progress never reported the first component")
+	}
+	lag := time.Since(cancelled)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fit after cancel: model %v, error %v; want context.Canceled", m != nil, err)
+	}
+	if m != nil {
+		t.Error("Fit returned a model along with its error")
+	}
+	// One more component (an n×n matvec) at most, not the cubic exact DoF.
+	if lag > time.Second {
+		t.Errorf("Fit returned %v after the cancel", lag)
+	}
+}
+
+// TestRaceCancelBands asks for bands with a context that is already
+// cancelled, on a loaded model whose kernel matrix is not built yet, and
+// then with a live context: the cancel must not poison the model.
+func TestRaceCancelBands(t *testing.T) {
+	x, y := raceData(200, 3, 1)
+	fitted, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := raceReload(t, fitted)
+	z, _ := raceData(5, 3, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// From m = 1: m = 0 has no work loop and so far answers whatever the
+	// context.
+	for c := 1; c <= m.Components(); c++ {
+		if _, err := m.PredictBands(ctx, z, c, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
+			t.Errorf("PredictBands m=%d with a cancelled context: %v, want context.Canceled", c, err)
+		}
+	}
+	if _, err := m.TrainingBands(ctx, 1, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("TrainingBands with a cancelled context: %v, want context.Canceled", err)
+	}
+	b, err := m.PredictBands(context.Background(), z, m.Components(), kpls.BandOptions{})
+	if err != nil || len(b) != 5 {
+		t.Fatalf("PredictBands after a cancelled call: %v", err)
+	}
+}
