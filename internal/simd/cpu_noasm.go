@@ -33,3 +33,7 @@ func rank4(b []float64, ldb int, y []float64, xs *[4]float64) { rank4Generic(b, 
 func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
 	rank4x2Generic(b, ldb, c, ldc, n, xs)
 }
+
+func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64) {
+	symRank8Generic(a, lda, x, y, xs, out)
+}

@@ -126,7 +126,7 @@ func Symv(upper bool, n int, alpha float64, a []float64, lda int, x []float64, b
 		} else {
 			r = float64(n) * math.Sqrt(f)
 		}
-		bounds[p] = int(r) &^ 3
+		bounds[p] = int(r) &^ 7
 	}
 	bounds[w] = n
 	accs := make([][]float64, w)
@@ -153,28 +153,36 @@ func Symv(upper bool, n int, alpha float64, a []float64, lda int, x []float64, b
 }
 
 // symvRows adds alpha times the contribution of the triangle's rows
-// [r0, r1) to A·x into acc.
+// [r0, r1) to A·x into acc: blocks of eight rows, then of four, then
+// single rows.
 func symvRows(upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, acc []float64) {
 	n := len(x)
-	var xs, d [4]float64
 	i := r0
+	var xs8 [8][4]float64
+	var d8 [8]float64
+	for ; i+8 <= r1; i += 8 {
+		for r := range xs8 {
+			v := alpha * x[i+r]
+			xs8[r] = [4]float64{v, v, v, v}
+		}
+		symvDiag(upper, i, 8, alpha, a, lda, x, acc)
+		if upper && i+8 < n {
+			symRank8(a[i*lda+i+8:], lda, x[i+8:], acc[i+8:], &xs8, &d8)
+		} else if !upper && i > 0 {
+			symRank8(a[i*lda:], lda, x[:i], acc[:i], &xs8, &d8)
+		} else {
+			continue
+		}
+		for r, v := range d8 {
+			acc[i+r] += alpha * v
+		}
+	}
+	var xs, d [4]float64
 	for ; i+4 <= r1; i += 4 {
 		for r := range xs {
 			xs[r] = alpha * x[i+r]
 		}
-		// The 4×4 diagonal block, then the rectangle beside it.
-		for r := range 4 {
-			row := a[(i+r)*lda+i : (i+r)*lda+i+4]
-			acc[i+r] += alpha * row[r] * x[i+r]
-			lo, hi := r+1, 4
-			if !upper {
-				lo, hi = 0, r
-			}
-			for c := lo; c < hi; c++ {
-				acc[i+r] += alpha * row[c] * x[i+c]
-				acc[i+c] += xs[r] * row[c]
-			}
-		}
+		symvDiag(upper, i, 4, alpha, a, lda, x, acc)
 		if upper && i+4 < n {
 			symRank4(a[i*lda+i+4:], lda, x[i+4:], acc[i+4:], &xs, &d)
 		} else if !upper && i > 0 {
@@ -199,5 +207,23 @@ func symvRows(upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, ac
 			acc[k] += xi * row[k]
 		}
 		acc[i] += alpha * s
+	}
+}
+
+// symvDiag adds the contribution of the h×h diagonal block at (i, i),
+// given by its upper or lower triangle, to acc.
+func symvDiag(upper bool, i, h int, alpha float64, a []float64, lda int, x, acc []float64) {
+	for r := range h {
+		row := a[(i+r)*lda+i : (i+r)*lda+i+h]
+		acc[i+r] += alpha * row[r] * x[i+r]
+		lo, hi := r+1, h
+		if !upper {
+			lo, hi = 0, r
+		}
+		xr := alpha * x[i+r]
+		for c := lo; c < hi; c++ {
+			acc[i+r] += alpha * row[c] * x[i+c]
+			acc[i+c] += xr * row[c]
+		}
 	}
 }

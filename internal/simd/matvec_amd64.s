@@ -211,3 +211,66 @@ loop:
 	JLT         loop
 	VZEROUPPER
 	RET
+
+// SYMROW8 handles row r of symRank8AVX2: the row's vector goes into the
+// dot product acc and, scaled by the broadcast xs[r] at off(BX), into Y9.
+#define SYMROW8(addr, acc, off) \
+	VMOVUPD     addr, Y10 \
+	VFMADD231PD Y10, Y8, acc \
+	VFMADD231PD off(BX), Y10, Y9
+
+// func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+//
+// symRank4AVX2 for eight rows: out[r] = Σ_k a[r·lda+k]·x[k] and
+// y[k] += Σ_r xs[r][0]·a[r·lda+k], with xs[r] holding xs[r][0] in all four
+// lanes. Each vector of y is loaded and stored once per eight rows instead
+// of once per four. n is a positive multiple of 4.
+TEXT ·symRank8AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+0(FP), R8
+	MOVQ   lda+8(FP), DX
+	SHLQ   $3, DX
+	LEAQ   (DX)(DX*2), R11 // 3·lda bytes
+	LEAQ   (R8)(DX*4), R9  // row 4
+	MOVQ   x+16(FP), SI
+	MOVQ   y+24(FP), DI
+	MOVQ   n+32(FP), CX
+	MOVQ   xs+40(FP), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+loop:
+	VMOVUPD (SI), Y8
+	VMOVUPD (DI), Y9
+	SYMROW8((R8), Y0, 0)
+	SYMROW8((R8)(DX*1), Y1, 32)
+	SYMROW8((R8)(DX*2), Y2, 64)
+	SYMROW8((R8)(R11*1), Y3, 96)
+	SYMROW8((R9), Y4, 128)
+	SYMROW8((R9)(DX*1), Y5, 160)
+	SYMROW8((R9)(DX*2), Y6, 192)
+	SYMROW8((R9)(R11*1), Y7, 224)
+	VMOVUPD Y9, (DI)
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $4, CX
+	JNZ     loop
+
+	MOVQ out+48(FP), AX
+	HSUM4
+	VMOVUPD Y0, (AX)
+	VMOVAPD Y4, Y0
+	VMOVAPD Y5, Y1
+	VMOVAPD Y6, Y2
+	VMOVAPD Y7, Y3
+	HSUM4
+	VMOVUPD Y0, 32(AX)
+	VZEROUPPER
+	RET

@@ -52,3 +52,18 @@ func rank4x2Generic(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float6
 		c1[j] += xs[4]*b0[j] + xs[5]*b1[j] + xs[6]*b2[j] + xs[7]*b3[j]
 	}
 }
+
+// symRank8Generic is symRank4Generic for eight rows; xs[r] holds the scale
+// of row r in all four entries (the layout the kernel broadcasts from). It
+// is the reference for symRank8AVX2.
+func symRank8Generic(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64) {
+	var s [8]float64
+	for r := range s {
+		row := a[r*lda : r*lda+len(x)]
+		for k, v := range x {
+			s[r] += row[k] * v
+			y[k] += xs[r][0] * row[k]
+		}
+	}
+	*out = s
+}

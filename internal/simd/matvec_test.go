@@ -287,3 +287,34 @@ func FuzzRank4x2(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSymRank8(f *testing.F) {
+	f.Add(uint64(1), uint8(13), uint8(2))
+	f.Add(uint64(2), uint8(8), uint8(0))
+	f.Fuzz(func(t *testing.T, seed uint64, n, pad uint8) {
+		rng := rand.New(rand.NewPCG(seed, 18))
+		lda := int(n) + int(pad%8) + 1
+		a := randMat(rng, 8, int(n), lda)
+		x := randVec(rng, int(n))
+		var xs [8][4]float64
+		for r := range xs {
+			v := rng.NormFloat64()
+			xs[r] = [4]float64{v, v, v, v}
+		}
+		yGot := randVec(rng, int(n))
+		yWant := append([]float64(nil), yGot...)
+		var got, want [8]float64
+		symRank8(a, lda, x, yGot, &xs, &got)
+		symRank8Generic(a, lda, x, yWant, &xs, &want)
+		for r := range got {
+			if !closeTo(got[r], want[r], float64(n)+1) {
+				t.Fatalf("row %d: %v vs %v", r, got[r], want[r])
+			}
+		}
+		for k := range yGot {
+			if !closeTo(yGot[k], yWant[k], 20) {
+				t.Fatalf("y[%d]: %v vs %v", k, yGot[k], yWant[k])
+			}
+		}
+	})
+}
