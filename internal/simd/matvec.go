@@ -96,7 +96,7 @@ var accPool sync.Pool
 
 // Symv sets y = alpha·A·x + beta·y for the symmetric n×n row-major matrix A
 // with leading dimension lda ≥ n, reading only its upper triangle (upper)
-// or its lower triangle: n²/2 elements instead of n². Each 4-row block of
+// or its lower triangle: n²/2 elements instead of n². Each 8-row block of
 // the triangle is read once and used twice, as rows (dot products with x)
 // and, by symmetry, as columns (updates of y). Large products split the
 // rows over GOMAXPROCS goroutines in bands of equal area, each
