@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// testData returns n seeded points in d dimensions with a smooth response.
+func testData(n, d int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range y {
+		s := 0.0
+		for j := 0; j < d; j++ {
+			v := 4*rng.Float64() - 2
+			x.Set(i, j, v)
+			s += math.Sin(float64(j+1) * v)
+		}
+		y[i] = s + 0.1*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// testModelFile is the file of a model fitted once for all tests.
+var testModelFile = sync.OnceValues(func() ([]byte, error) {
+	x, y := testData(300, 3, 1)
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 6})
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+})
+
+// loadTestModel returns a fresh copy of the test model: its kernel matrix
+// is built on the first band request.
+func loadTestModel(t testing.TB) *kpls.Model {
+	t.Helper()
+	b, err := testModelFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := kpls.Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+type testRequest struct {
+	X          [][]float64 `json:"x"`
+	Components *int        `json:"components,omitempty"`
+	Level      *float64    `json:"level,omitempty"`
+}
+
+type testResponse struct {
+	Components  int         `json:"components"`
+	Level       *float64    `json:"level"`
+	Predictions []kpls.Band `json:"predictions"`
+	Error       string      `json:"error"`
+}
+
+func post(t testing.TB, client *http.Client, url string, body []byte) (int, []byte) {
+	resp, err := client.Post(url+"/predict", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Error(err)
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Error(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	return resp.StatusCode, b
+}
+
+// testCase is one request with the answer the library gives directly.
+type testCase struct {
+	body    []byte
+	comp    int
+	level   *float64
+	want    []kpls.Band // Yhat only without a level
+	wantErr int         // expected status when the library refuses
+}
+
+func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
+	rng := rand.New(rand.NewPCG(5, 6))
+	def := ref.Select(kpls.GMDL)
+	sizes := []int{1, 1, 1, 3, 17, 130} // 130 crosses a band chunk
+	levels := []float64{0.98, 0.9, 0.5}
+	cases := make([]testCase, count)
+	for i := range cases {
+		p := sizes[rng.IntN(len(sizes))]
+		x, _ := testData(p, 3, uint64(100+i))
+		req := testRequest{X: make([][]float64, p)}
+		for r := range p {
+			req.X[r] = mat.Row(nil, r, x)
+		}
+		c := &cases[i]
+		c.comp = def
+		if rng.IntN(2) == 0 {
+			c.comp = rng.IntN(ref.Components() + 1)
+			req.Components = &c.comp
+		}
+		if rng.IntN(2) == 0 {
+			c.level = &levels[rng.IntN(len(levels))]
+			req.Level = c.level
+		}
+		var err error
+		if c.level == nil {
+			var yhat []float64
+			yhat, err = ref.Predict(x, c.comp)
+			for _, v := range yhat {
+				c.want = append(c.want, kpls.Band{Yhat: v})
+			}
+		} else {
+			c.want, err = ref.PredictBands(context.Background(), x, c.comp, kpls.BandOptions{Level: *c.level})
+		}
+		if err != nil {
+			c.wantErr = statusOf(err)
+		}
+		if c.body, err = json.Marshal(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cases
+}
+
+func (c *testCase) check(status int, body []byte) error {
+	var got testResponse
+	if err := json.Unmarshal(body, &got); err != nil {
+		return fmt.Errorf("status %d, body %q: %v", status, body, err)
+	}
+	if c.wantErr != 0 {
+		if status != c.wantErr || got.Error == "" {
+			return fmt.Errorf("status %d, body %s; the library refuses, want %d", status, body, c.wantErr)
+		}
+		return nil
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("status %d: %s", status, body)
+	}
+	if got.Components != c.comp || len(got.Predictions) != len(c.want) {
+		return fmt.Errorf("components %d with %d predictions, want %d with %d", got.Components, len(got.Predictions), c.comp, len(c.want))
+	}
+	if (c.level != nil) != bytes.Contains(body, []byte(`"se"`)) {
+		return fmt.Errorf("bands asked for: %v, yet the body is %.200s", c.level != nil, body)
+	}
+	for i, w := range c.want {
+		if got.Predictions[i] != w { // JSON round-trips float64 exactly
+			return fmt.Errorf("point %d: %+v, the library gives %+v", i, got.Predictions[i], w)
+		}
+	}
+	return nil
+}
+
+// TestConcurrentRequests drives the server from 32 goroutines with single
+// points and batches, with and without bands, and checks every answer
+// against the library's own results, exactly. The server's model is fresh,
+// so its first band requests race for the kernel build.
+func TestConcurrentRequests(t *testing.T) {
+	const goroutines, perGoroutine = 32, 6
+	ref := loadTestModel(t)
+	cases := makeCases(t, ref, goroutines*perGoroutine)
+	srv := httptest.NewServer(NewServer(loadTestModel(t)))
+	defer srv.Close()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			for i := g * perGoroutine; i < (g+1)*perGoroutine; i++ {
+				status, body := post(t, srv.Client(), srv.URL, cases[i].body)
+				if err := cases[i].check(status, body); err != nil {
+					t.Errorf("request %d: %v", i, err)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
+func TestBadRequests(t *testing.T) {
+	m := loadTestModel(t)
+	s := NewServer(m)
+	s.MaxBytes = 4 << 10
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	big := `{"x": [` + strings.Repeat(`[1,2,3],`, 1000) + `[1,2,3]]}`
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		says       string
+	}{
+		{"not JSON", `{"x": [[1,2,3]`, 400, "bad JSON"},
+		{"two values", `{"x": [[1,2,3]]} {}`, 400, "more than one"},
+		{"unknown field", `{"x": [[1,2,3]], "comps": 2}`, 400, "unknown field"},
+		{"strings", `{"x": [["1","2","3"]]}`, 400, "bad JSON"},
+		{"NaN", `{"x": [[NaN,2,3]]}`, 400, "bad JSON"},
+		{"overflow", `{"x": [[1e999,2,3]]}`, 400, "bad JSON"},
+		{"no x", `{}`, 400, "no rows"},
+		{"empty x", `{"x": []}`, 400, "no rows"},
+		{"ragged", `{"x": [[1,2,3],[1,2]]}`, 400, "ragged"},
+		{"features", `{"x": [[1,2],[3,4]]}`, 400, "wrong number of features"},
+		{"level 0", `{"x": [[1,2,3]], "level": 0}`, 400, "level"},
+		{"level 1", `{"x": [[1,2,3]], "level": 1}`, 400, "level"},
+		{"level 98", `{"x": [[1,2,3]], "level": 98}`, 400, "level"},
+		{"level -0.5", `{"x": [[1,2,3]], "level": -0.5}`, 400, "level"},
+		{"components -1", `{"x": [[1,2,3]], "components": -1}`, 400, "components"},
+		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, m.Components()+1), 400, "components"},
+		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, m.Components()+1), 400, "components"},
+		{"components fractional", `{"x": [[1,2,3]], "components": 1.5}`, 400, "bad JSON"},
+		{"too large", big, 413, "exceeds"},
+	} {
+		status, body := post(t, srv.Client(), srv.URL, []byte(tc.body))
+		var e testResponse
+		if err := json.Unmarshal(body, &e); err != nil || status != tc.status || !strings.Contains(e.Error, tc.says) {
+			t.Errorf("%s: status %d, body %s; want %d with an error saying %q", tc.name, status, body, tc.status, tc.says)
+		}
+	}
+
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodGet, "/predict", 405, "POST"},
+		{http.MethodPut, "/predict", 405, "POST"},
+		{http.MethodPost, "/healthz", 405, "GET, HEAD"},
+		{http.MethodGet, "/nope", 404, ""},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(`{"x": [[1,2,3]]}`))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e testResponse
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != tc.status || e.Error == "" || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: status %d, Allow %q, error %q (%v)", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Allow"), e.Error, err)
+		}
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	m := loadTestModel(t)
+	srv := httptest.NewServer(NewServer(m))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h health
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	want := health{Status: "ok", N: 300, D: 3, Components: m.Components(), DefaultComponents: m.Select(kpls.GMDL)}
+	if resp.StatusCode != 200 || h != want {
+		t.Errorf("status %d, %+v; want %+v", resp.StatusCode, h, want)
+	}
+}
+
+// TestTimeout gives band requests no time: they must end with 503, not
+// run on.
+func TestTimeout(t *testing.T) {
+	m := loadTestModel(t)
+	s := NewServer(m)
+	s.Timeout = time.Nanosecond
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, m.Components())
+	status, b := post(t, srv.Client(), srv.URL, []byte(body))
+	if status != http.StatusServiceUnavailable || !bytes.Contains(b, []byte(`"error"`)) {
+		t.Errorf("status %d, body %s; want 503", status, b)
+	}
+}
