@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// fitJSON is the document of `kpls fit --json` (DESIGN.md §6).
+type fitJSON struct {
+	Data                string          `json:"data"`
+	N                   int             `json:"n"`
+	D                   int             `json:"d"`
+	Target              string          `json:"target"`
+	Features            []string        `json:"features"`
+	Kernel              kernelJSON      `json:"kernel"`
+	Standardize         bool            `json:"standardize"`
+	DoFMethod           kpls.DoFMethod  `json:"dof_method"`
+	Lanczos             int             `json:"lanczos"`
+	ComponentsRequested int             `json:"components_requested"`
+	ValidComponents     int             `json:"valid_components"`
+	Backend             string          `json:"backend"`
+	Warnings            []string        `json:"warnings"`
+	Components          []componentJSON `json:"components"`
+	Selected            selectedJSON    `json:"selected"`
+	Model               string          `json:"model,omitempty"`
+}
+
+func runFit(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("fit", "--data F.csv [flags]",
+		"Fits kernel PLS with up to --components components in one run and reports, for every m,\n"+
+			"the residual sum of squares, degrees of freedom (including the intercept), σ̂, AIC, BIC and gMDL.\n"+
+			"The RBF width can be given as --width w (k = exp(−‖x−z‖²/(2w))) or as --gamma g = 1/(2w).")
+	var mf modelFlags
+	mf.register(fs, string(kpls.DoFApprox))
+	var c common
+	width := fs.Float64("width", 0, "RBF width `w` (> 0); 0 means d/2 on d features (scikit-learn's gamma = 1/d)")
+	gamma := fs.Float64("gamma", 0, "RBF `gamma` = 1/(2w), instead of --width; 0 means unset")
+	modelOut := fs.String("model", "", "save the fitted model to this `file` for kpls predict")
+	crit := fs.String("criterion", "gmdl", "criterion for the selected number of components: gmdl, aic or bic")
+	c.register(fs, true)
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	opts, err := mf.options(fs, "exact", "lanczos", "approx", "none")
+	if err != nil {
+		return err
+	}
+	criterion, err := kpls.ParseCriterion(*crit)
+	if err != nil {
+		return usagef("--criterion: unknown criterion %q (want gmdl, aic or bic)", *crit)
+	}
+	switch {
+	case fs.isSet("width") && fs.isSet("gamma"):
+		return usagef("--width and --gamma both set: give one of them (gamma = 1/(2·width))")
+	case fs.isSet("width") && !(*width > 0 && !math.IsInf(*width, 0)):
+		return usagef("--width: %g, want a positive finite number", *width)
+	case fs.isSet("gamma") && !(*gamma > 0 && !math.IsInf(*gamma, 0)):
+		return usagef("--gamma: %g, want a positive finite number", *gamma)
+	case opts.Kernel == kpls.Linear && (fs.isSet("width") || fs.isSet("gamma")):
+		return usagef("--kernel linear takes no --width or --gamma")
+	}
+	opts.Width, opts.Gamma = *width, *gamma
+	if opts.Backend, err = c.blasBackend(); err != nil {
+		return err
+	}
+
+	t, err := dataset.ReadFile(mf.data)
+	if err != nil {
+		return err
+	}
+	x, y, features, err := t.Split(mf.target)
+	if err != nil {
+		return err
+	}
+	opts.FeatureNames = features
+	opts.TargetName = targetName(t, mf.target)
+	prog := newProgress(c.progress, e.stderr)
+	opts.Progress = prog.callback()
+	m, err := kpls.Fit(ctx, mat.NewDense(t.Rows, len(features), x), y, opts)
+	prog.done()
+	if err != nil {
+		return dataErr(mf.data, err)
+	}
+	if *modelOut != "" {
+		if err := saveModel(m, *modelOut); err != nil {
+			return err
+		}
+	}
+
+	o := m.Options()
+	sel := selectedOf(m, criterion)
+	w := c.text(e)
+	if c.json {
+		printWarnings(e.stderr, m.Warnings())
+		return writeJSON(e.stdout, fitJSON{
+			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
+			Kernel: kernelOf(o), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
+			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
+			Warnings: nonNil(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel, Model: *modelOut,
+		})
+	}
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, m.N(), m.D(), opts.TargetName)
+	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o), standardized(o))
+	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
+	statsTable(w, m.Stats(), sel.M, false, 0)
+	fmt.Fprintf(w, "\nselected   m = %d by %s (gmdl %d, aic %d, bic %d); DoF include the intercept\n",
+		sel.M, criterion, sel.ByCriterion[kpls.GMDL], sel.ByCriterion[kpls.AIC], sel.ByCriterion[kpls.BIC])
+	if *modelOut != "" {
+		fmt.Fprintf(w, "model      saved to %s\n", *modelOut)
+	}
+	printWarnings(w, m.Warnings())
+	return nil
+}
+
+// targetName is the name of the column Split used as the target.
+func targetName(t *dataset.Table, target string) string {
+	if target != "" {
+		return target
+	}
+	return t.Names[t.Cols-1]
+}
+
+func standardized(o kpls.Options) string {
+	if o.RawFeatures {
+		return "raw (--standardize=false)"
+	}
+	return "standardised"
+}
+
+func lanczosNote(d kpls.DoFMethod, steps int) string {
+	if d == kpls.DoFLanczos || d == kpls.DoFApprox {
+		return fmt.Sprintf(" (M = %d Lanczos steps)", steps)
+	}
+	return ""
+}
+
+func backendName(o kpls.Options) string {
+	if o.Backend == nil {
+		return "default"
+	}
+	return blas.Name(o.Backend)
+}
+
+// saveModel writes the model to path through a temporary file, so that a
+// failed write never leaves half a model behind.
+func saveModel(m *kpls.Model, path string) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kpls-model-*")
+	if err != nil {
+		return fmt.Errorf("--model: cannot write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--model: writing %s: %w", path, err)
+	}
+	if err := m.Save(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--model: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--model: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("--model: cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// dataErr says which input a library error is about, pointing at the flag
+// behind options the data cannot support.
+func dataErr(path string, err error) error {
+	var hint string
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, kpls.ErrComponents):
+		hint = " (--components)"
+	case errors.Is(err, kpls.ErrWidth), errors.Is(err, kpls.ErrDegenerate):
+		hint = " (--width, --gamma or --widths)"
+	case errors.Is(err, kpls.ErrLevel):
+		hint = " (--level)"
+	case errors.Is(err, kpls.ErrTooLarge):
+		hint = " (use fewer rows)"
+	}
+	return fmt.Errorf("%s: %w%s", path, err, hint)
+}

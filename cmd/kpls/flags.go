@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// errFlagParse means the flag package rejected the command line; the
+// message and usage have been printed.
+var errFlagParse = errors.New("bad command line")
+
+// flagSet is a subcommand's flags with its synopsis.
+type flagSet struct {
+	*flag.FlagSet
+	synopsis string
+	about    string
+}
+
+func newFlagSet(name, synopsis, about string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse prints usage itself, to the right stream
+	return &flagSet{FlagSet: fs, synopsis: synopsis, about: about}
+}
+
+// parse parses args. --help prints the usage to stdout and returns
+// flag.ErrHelp; a bad flag prints the error and usage to stderr.
+func (fs *flagSet) parse(e *env, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.usage(e.stdout)
+		return err
+	case err != nil:
+		fmt.Fprintf(e.stderr, "kpls %s: %v\n\n", fs.Name(), err)
+		fs.usage(e.stderr)
+		return errFlagParse
+	case fs.NArg() > 0:
+		return usagef("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// usage lists every flag with its default, also when the default is the
+// zero value (which flag.PrintDefaults leaves out).
+func (fs *flagSet) usage(w io.Writer) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Usage: kpls %s %s\n\n%s\n\nFlags:\n", fs.Name(), fs.synopsis, fs.about)
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, help := flag.UnquoteUsage(f)
+		if typ != "" {
+			typ = " " + typ
+		}
+		def := f.DefValue
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(&b, "  --%s%s\n      %s (default %s)\n", f.Name, typ, strings.ReplaceAll(help, "\n", "\n      "), def)
+	})
+	w.Write(b.Bytes())
+}
+
+// isSet reports whether the flag called name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// progressMode is the --progress flag: auto (a bar when stderr is a
+// terminal), on (a bar on a terminal, log lines otherwise) or off. A bare
+// --progress means on.
+type progressMode string
+
+func (p *progressMode) String() string   { return string(*p) }
+func (p *progressMode) IsBoolFlag() bool { return true }
+func (p *progressMode) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "auto":
+		*p = "auto"
+	case "on", "true", "1", "yes":
+		*p = "on"
+	case "off", "false", "0", "no":
+		*p = "off"
+	default:
+		return fmt.Errorf("want auto, on or off")
+	}
+	return nil
+}
+
+// common holds the flags several subcommands share.
+type common struct {
+	json     bool
+	backend  string
+	progress progressMode
+}
+
+func (c *common) register(fs *flagSet, withBackend bool) {
+	fs.BoolVar(&c.json, "json", false, "write one JSON document to stdout; tables, warnings and progress go to stderr")
+	if withBackend {
+		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means the build's default ("+blas.Name(blas.Default())+")")
+	}
+	c.progress = "auto"
+	fs.Var(&c.progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not), off")
+}
+
+// blasBackend resolves --backend.
+func (c *common) blasBackend() (blas.Float64, error) {
+	b, err := blas.ByName(c.backend)
+	if err != nil {
+		return nil, usagef("--backend: %v", err)
+	}
+	return b, nil
+}
+
+// text is where human-readable output goes: stdout, or stderr with --json.
+func (c *common) text(e *env) io.Writer {
+	if c.json {
+		return e.stderr
+	}
+	return e.stdout
+}
+
+// modelFlags are the fitting options shared by fit and select.
+type modelFlags struct {
+	data        string
+	target      string
+	kernel      string
+	components  int
+	dof         string
+	lanczos     int
+	standardize bool
+	seed        uint64
+}
+
+func (m *modelFlags) register(fs *flagSet, dofDefault string) {
+	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required)")
+	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column")
+	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))) or linear (xᵀz)")
+	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported)")
+	fs.StringVar(&m.dof, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
+	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
+	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
+	fs.Uint64Var(&m.seed, "seed", 0, "seed of the random probes behind --dof approx")
+}
+
+// options checks the shared fitting flags and turns them into options.
+func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, error) {
+	var o kpls.Options
+	if m.data == "" {
+		return o, usagef("%s: --data is required", fs.Name())
+	}
+	switch k := kpls.KernelName(strings.ToLower(m.kernel)); k {
+	case kpls.RBF, kpls.Linear:
+		o.Kernel = k
+	default:
+		return o, usagef("--kernel: unknown kernel %q (want rbf or linear)", m.kernel)
+	}
+	if m.components < 1 {
+		return o, usagef("--components: %d, want at least 1", m.components)
+	}
+	o.Components = m.components
+	d := kpls.DoFMethod(strings.ToLower(m.dof))
+	ok := false
+	for _, a := range allowed {
+		ok = ok || string(d) == a
+	}
+	if !ok {
+		return o, usagef("--dof: unknown method %q (want %s)", m.dof, strings.Join(allowed, ", "))
+	}
+	o.DoF = d
+	if fs.isSet("lanczos") && m.lanczos < 1 {
+		return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
+	}
+	o.Lanczos = m.lanczos
+	o.RawFeatures = !m.standardize
+	o.Seed = m.seed
+	return o, nil
+}
+
+// parseWidths parses a comma-separated list of positive widths.
+func parseWidths(s string) ([]float64, error) {
+	var ws []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		w, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(w > 0) || math.IsInf(w, 0) {
+			return nil, usagef("--widths: %q is not a positive number", f)
+		}
+		ws = append(ws, w)
+	}
+	if len(ws) == 0 {
+		return nil, usagef("--widths: no widths in %q", s)
+	}
+	return ws, nil
+}

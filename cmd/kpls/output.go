@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// num is a float64 written to JSON as null when it is NaN or infinite
+// (a DoF that could not be computed reliably, its criteria, gMDL = +Inf).
+type num float64
+
+func (v num) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// nonNil makes an absent list an empty JSON array.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// componentJSON is one m of a fit (DESIGN.md §6).
+type componentJSON struct {
+	M          int  `json:"m"`
+	RSS        num  `json:"rss"`
+	DoF        num  `json:"dof"`
+	DoFClipped num  `json:"dof_clipped"`
+	DoFSE      *num `json:"dof_se,omitempty"`
+	Sigma      num  `json:"sigma"`
+	AIC        num  `json:"aic"`
+	BIC        num  `json:"bic"`
+	GMDL       num  `json:"gmdl"`
+}
+
+func componentsJSON(stats []kpls.Stats, method kpls.DoFMethod) []componentJSON {
+	out := make([]componentJSON, len(stats))
+	for i, s := range stats {
+		c := componentJSON{M: s.M, RSS: num(s.RSS), DoF: num(s.DoF), DoFClipped: num(s.DoFClipped),
+			Sigma: num(s.Sigma), AIC: num(s.AIC), BIC: num(s.BIC), GMDL: num(s.GMDL)}
+		if method == kpls.DoFApprox {
+			se := num(s.DoFSE)
+			c.DoFSE = &se
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// kernelJSON names the kernel and, for RBF, its width in both conventions.
+type kernelJSON struct {
+	Name  string   `json:"name"`
+	Width *float64 `json:"width,omitempty"`
+	Gamma *float64 `json:"gamma,omitempty"`
+}
+
+func kernelOf(o kpls.Options) kernelJSON {
+	k := kernelJSON{Name: string(o.Kernel)}
+	if o.Kernel == kpls.RBF {
+		w, g := o.Width, 1/(2*o.Width)
+		k.Width, k.Gamma = &w, &g
+	}
+	return k
+}
+
+func describeKernel(o kpls.Options) string {
+	if o.Kernel == kpls.Linear {
+		return "linear"
+	}
+	return fmt.Sprintf("rbf, width %.6g (gamma %.6g)", o.Width, 1/(2*o.Width))
+}
+
+// selectedJSON is the number of components a criterion picks.
+type selectedJSON struct {
+	Criterion kpls.Criterion `json:"criterion"`
+	M         int            `json:"m"`
+	// ByCriterion gives every criterion's choice.
+	ByCriterion map[kpls.Criterion]int `json:"by_criterion"`
+}
+
+func selectedOf(m *kpls.Model, c kpls.Criterion) selectedJSON {
+	return selectedJSON{Criterion: c, M: m.Select(c), ByCriterion: map[kpls.Criterion]int{
+		kpls.GMDL: m.Select(kpls.GMDL), kpls.AIC: m.Select(kpls.AIC), kpls.BIC: m.Select(kpls.BIC)}}
+}
+
+// f formats a number for the tables: "—" for an unknown value.
+func f(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// statsTable writes one row per m, marking the row mark.
+func statsTable(w io.Writer, stats []kpls.Stats, mark int, withWidth bool, width float64) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if withWidth {
+		fmt.Fprint(tw, "width\t")
+	}
+	fmt.Fprint(tw, "m\tRSS\tDoF\tσ̂\tAIC\tBIC\tgMDL\t \t\n")
+	for _, s := range stats {
+		if withWidth {
+			fmt.Fprintf(tw, "%s\t", f(width))
+		}
+		star := ""
+		if s.M == mark {
+			star = "*"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.M, f(s.RSS), f(s.DoF), f(s.Sigma), f(s.AIC), f(s.BIC), f(s.GMDL), star)
+	}
+	tw.Flush()
+}
+
+func printWarnings(w io.Writer, warns []string) {
+	if len(warns) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "warnings:")
+	for _, s := range warns {
+		fmt.Fprintln(w, "  "+s)
+	}
+}
