@@ -20,8 +20,9 @@
 //     matrices larger than the caches: their MB/s (bytes actually read:
 //     one triangle for Dsymv, the whole matrix for Dgemv) should approach
 //     the parallel read bandwidth.
-//   - BenchmarkGemmShort is A·K for a 10-row A: compute bound at
-//     10 FMAs per element of K once K is read only once.
+//   - BenchmarkGemm is A·K for a 10-row A (compute bound at 10 FMAs per
+//     element of K once K is read only once) and a 256-row A (compute
+//     bound), reported in GFMA/s.
 //   - BenchmarkGram computes n(n−1)/2 exponentials and writes n² values:
 //     compute (distances, exp, transposes) and the write of K add up,
 //     roughly two thirds and one third at n = 8192, d = 8. BenchmarkExp

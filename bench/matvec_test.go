@@ -130,13 +130,14 @@ func BenchmarkGemv(b *testing.B) {
 	}
 }
 
-// BenchmarkGemmShort is C = A·K for a short A (m×n) and the n×n K, the
-// product the approximate DoF and the confidence bands repeat: memory
-// bound when K is read once.
-func BenchmarkGemmShort(b *testing.B) {
-	const m = 10
+// BenchmarkGemm is C = A·K for an m×n A and the n×n K: with m = 10 the
+// product the approximate DoF repeats (reading K once is the aim), with
+// m = 256 the one the confidence bands repeat (compute bound). GFMA/s
+// counts multiply–adds.
+func BenchmarkGemm(b *testing.B) {
 	for _, impl := range backends(b) {
-		for _, n := range []int{4096, 8192} {
+		for _, s := range []struct{ m, n int }{{10, 4096}, {10, 8192}, {256, 4096}} {
+			m, n := s.m, s.n
 			b.Run(fmt.Sprintf("backend=%s/m=%d/n=%d", blas.Name(impl), m, n), func(b *testing.B) {
 				k, a, c := symMatrix(n), randVec(m*n), make([]float64, m*n)
 				b.SetBytes(int64(8 * n * n))
@@ -145,6 +146,7 @@ func BenchmarkGemmShort(b *testing.B) {
 					impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, n, 1, a, n, k, n, 0, c, n)
 				}
 				reportGBs(b, 8*n*n)
+				b.ReportMetric(float64(m*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
 			})
 		}
 	}

@@ -12,12 +12,12 @@
 //
 //   - "go" (PureGo, the default without build tags): gonum's pure-Go
 //     implementation whose Dgemv (no transpose, unit strides), Dsymv
-//     (unit strides) and Dgemm (no transposes, at most 32 rows in A) use
-//     the AVX2/FMA kernels of internal/simd, run in parallel over
-//     GOMAXPROCS goroutines for large matrices. Dsymv reads only the named
-//     triangle, as BLAS requires, so a symmetric n×n matrix costs n²/2
-//     element reads per product; the short Dgemm reads B once instead of
-//     once per row of A.
+//     (unit strides) and Dgemm (no transposes, n ≥ 8) use the AVX2/FMA
+//     kernels of internal/simd, run in parallel over GOMAXPROCS goroutines
+//     for large matrices. Dsymv reads only the named triangle, as BLAS
+//     requires, so a symmetric n×n matrix costs n²/2 element reads per
+//     product; Dgemm reads B once per 32 rows of A, where gonum reads it
+//     once per row for a short A.
 //
 //   - "gonum" (Gonum): gonum.org/v1/gonum/blas/gonum unchanged.
 //

@@ -81,8 +81,8 @@ func DsymvTest(t *testing.T, impl blas.Float64) {
 	}
 }
 
-// LargeSymvTest checks Dsymv, Dgemv and a short-by-large Dgemm with unit
-// strides on sizes large enough for a backend's parallel paths.
+// LargeSymvTest checks Dsymv, Dgemv and Dgemm with unit strides on sizes
+// large enough for a backend's parallel paths.
 func LargeSymvTest(t *testing.T, impl blas.Float64) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, n := range []int{389, 402} {
@@ -92,6 +92,7 @@ func LargeSymvTest(t *testing.T, impl blas.Float64) {
 		gemvCase(t, rng, impl, gblas.NoTrans, n, n-5, n, 1, 1)
 	}
 	gemmCase(t, rng, impl, gblas.NoTrans, gblas.NoTrans, 6, 1100, 301)
+	gemmCase(t, rng, impl, gblas.NoTrans, gblas.NoTrans, 70, 40, 300)
 }
 
 func symvCase(t *testing.T, rng *rand.Rand, impl blas.Float64, ul gblas.Uplo, n, lda, incX, incY int) {

@@ -9,7 +9,8 @@
 //   - Symv: y = α·A·x + β·y for symmetric A reading one triangle only;
 //     Gemv: y = α·A·x + β·y. Both split rows over goroutines for large
 //     matrices, since one core cannot saturate memory bandwidth.
-//   - GemmShort: C = α·A·B + β·C for a short A, reading B once.
+//   - Gemm: C = α·A·B + β·C, blocked for L1/L2, reading B once per 32
+//     rows of A.
 //   - Transpose: a blocked 8×4 transpose, for mirroring tiles of a
 //     symmetric matrix.
 //   - StreamCopy, StreamFence: copies with non-temporal stores, for

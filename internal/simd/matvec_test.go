@@ -187,7 +187,7 @@ func FuzzMatvecKernels(f *testing.F) {
 	})
 }
 
-func gemmShortCase(t *testing.T, rng *rand.Rand, m, n, k int) {
+func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 	t.Helper()
 	lda, ldb, ldc := k+1, n+2, n+1
 	a := randMat(rng, m, k, lda)
@@ -203,13 +203,13 @@ func gemmShortCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 					}
 				}
 			}
-			GemmShort(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			Gemm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 			for i := range m {
 				for j := range ldc {
 					got := c[i*ldc+j]
 					if j >= n {
 						if !math.IsNaN(got) {
-							t.Fatalf("GemmShort wrote padding at %d,%d", i, j)
+							t.Fatalf("Gemm wrote padding at %d,%d", i, j)
 						}
 						continue
 					}
@@ -223,7 +223,7 @@ func gemmShortCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 						want += beta * c0[i*ldc+j]
 					}
 					if !closeTo(got, want, abs+math.Abs(c0[i*ldc+j])) {
-						t.Fatalf("GemmShort m=%d n=%d k=%d α=%v β=%v: C[%d,%d] = %v, want %v", m, n, k, alpha, beta, i, j, got, want)
+						t.Fatalf("Gemm m=%d n=%d k=%d α=%v β=%v: C[%d,%d] = %v, want %v", m, n, k, alpha, beta, i, j, got, want)
 					}
 				}
 			}
@@ -231,17 +231,18 @@ func gemmShortCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 	}
 }
 
-func TestGemmShort(t *testing.T) {
+func TestGemm(t *testing.T) {
 	bothPaths(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(14, 15))
 		for _, m := range []int{0, 1, 3, 5} {
 			for _, n := range []int{0, 1, 4, 7, 9} {
 				for _, k := range []int{0, 1, 3, 4, 9} {
-					gemmShortCase(t, rng, m, n, k)
+					gemmCase(t, rng, m, n, k)
 				}
 			}
 		}
-		gemmShortCase(t, rng, 3, 1500, 130) // several column blocks, parallel
+		gemmCase(t, rng, 3, 1500, 130) // several column blocks, parallel by columns
+		gemmCase(t, rng, 75, 40, 300)  // several row chunks, parallel by rows
 	})
 }
 
