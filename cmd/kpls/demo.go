@@ -109,7 +109,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			"  the exact, Lanczos and approximate DoF side by side for the chosen width.")
 	var c common
 	rows := fs.Int("rows", 2000, "kin8nm training rows, drawn at random (seeded) from the 8192")
-	test := fs.Int("test", 250, "kin8nm held-out rows for the bands' coverage")
+	test := fs.Int("test", 500, "kin8nm held-out rows for the bands' coverage")
 	seed := fs.Uint64("seed", 1, "seed of the kin8nm subsample, the sinc data and the DoF probes")
 	c.register(fs, true)
 	if err := fs.parse(e, args); err != nil {
@@ -307,8 +307,15 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.M, f(float64(r.Exact)), f(float64(r.Lanczos)), f(float64(r.Approx)), f(float64(r.ApproxSE)))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "gMDL picks m = %d with exact DoF, %d with lanczos, %d with approx\n\n",
+	fmt.Fprintf(w, "gMDL picks m = %d with exact DoF, %d with lanczos, %d with approx\n",
 		s.Selected[string(kpls.DoFExact)], s.Selected[string(kpls.DoFLanczos)], s.Selected[string(kpls.DoFApprox)])
+	for _, r := range s.DoF {
+		if float64(r.Exact) < 1 {
+			fmt.Fprintln(w, "(PLS is not linear in y: its DoF need not grow with m and can fall below 1; σ̂ and the\n criteria use the DoF clipped to [1, n−1])")
+			break
+		}
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%.0f %% confidence band of the chosen fit:\n", 100*demoLevel)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "x\tsin(x)/x\tyhat\tlower\tupper\t\n")

@@ -101,7 +101,7 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	sel := selectedOf(m, criterion)
 	w := c.text(e)
 	if c.json {
-		printWarnings(e.stderr, m.Warnings())
+		warnLines(e.stderr, m.Warnings())
 		return writeJSON(e.stdout, fitJSON{
 			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
 			Kernel: kernelOf(o), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),

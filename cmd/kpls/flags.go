@@ -113,7 +113,7 @@ func (c *common) register(fs *flagSet, withBackend bool) {
 		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means the build's default ("+blas.Name(blas.Default())+")")
 	}
 	c.progress = "auto"
-	fs.Var(&c.progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not), off")
+	fs.Var(&c.progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not; a bare --progress means on), off")
 }
 
 // blasBackend resolves --backend.
@@ -149,7 +149,7 @@ func (m *modelFlags) register(fs *flagSet, dofDefault string) {
 	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required)")
 	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column")
 	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))) or linear (xᵀz)")
-	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported)")
+	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported); by default also at most n−1, and d for the linear kernel")
 	fs.StringVar(&m.dof, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
@@ -171,7 +171,11 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	if m.components < 1 {
 		return o, usagef("--components: %d, want at least 1", m.components)
 	}
-	o.Components = m.components
+	// Left at its default, the library caps it at what the data allow
+	// (n−1, and d for the linear kernel).
+	if fs.isSet("components") {
+		o.Components = m.components
+	}
 	d := kpls.DoFMethod(strings.ToLower(m.dof))
 	ok := false
 	for _, a := range allowed {

@@ -99,15 +99,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			continue
 		}
 		err := c.run(ctx, e, args[1:])
-		return report(ctx, stderr, err)
+		return report(ctx, stderr, c.name, err)
 	}
 	fmt.Fprintf(stderr, "kpls: unknown command %q\n\n", name)
 	mainUsage(stderr)
 	return exitUsage
 }
 
-// report prints err and maps it to an exit status.
-func report(ctx context.Context, stderr io.Writer, err error) int {
+// report prints the error of command name and maps it to an exit status.
+func report(ctx context.Context, stderr io.Writer, name string, err error) int {
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -118,7 +118,7 @@ func report(ctx context.Context, stderr io.Writer, err error) int {
 		fmt.Fprintln(stderr, "kpls: interrupted")
 		return exitInterrupted
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kpls: %s\nRun 'kpls %s' for usage.\n", ue.msg, "--help")
+		fmt.Fprintf(stderr, "kpls: %s\nRun 'kpls %s --help' for usage.\n", ue.msg, name)
 		return exitUsage
 	case errors.Is(err, errFlagParse):
 		// The flag package has already printed the problem and the usage.

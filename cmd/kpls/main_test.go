@@ -443,3 +443,23 @@ func TestDemoReduced(t *testing.T) {
 		t.Errorf("with --json the summary goes to stderr; got\n%s", stderr)
 	}
 }
+
+func TestProgressLinesAndLinearDefaults(t *testing.T) {
+	p := writeFile(t, "s.csv", smallCSV(30))
+	code, out, stderr := kplsRun(t, "select", "--data", p, "--kernel", "linear", "--progress", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The linear kernel on two features allows two components; the
+	// default of 10 is capped rather than refused.
+	var doc struct{ Components int }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Components != 2 {
+		t.Errorf("components %d, err %v", doc.Components, err)
+	}
+	if !strings.Contains(stderr, "kpls: ") || !strings.Contains(stderr, "kernel") {
+		t.Errorf("--progress on a non-terminal should log plain lines to stderr, got %q", stderr)
+	}
+	if code, _, stderr := kplsRun(t, "fit", "--data", p, "--kernel", "linear", "--width", "1"); code == 0 || !strings.Contains(stderr, "--width") {
+		t.Errorf("linear with --width: exit %d, %s", code, stderr)
+	}
+}

@@ -141,3 +141,11 @@ func printWarnings(w io.Writer, warns []string) {
 		fmt.Fprintln(w, "  "+s)
 	}
 }
+
+// warnLines writes warnings one per line with the program's prefix, for
+// stderr next to a JSON document that also holds them.
+func warnLines(w io.Writer, warns []string) {
+	for _, s := range warns {
+		fmt.Fprintln(w, "kpls: warning: "+s)
+	}
+}

@@ -100,6 +100,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	warns := nonNil(m.Warnings())
+	if math.IsNaN(m.Stats()[m0].Sigma) {
+		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
+	}
 
 	if c.json {
 		out := predictJSON{Model: *modelPath, Data: *data, Components: m0, Level: *level, InterceptVariance: !*noIntercept,
@@ -107,6 +110,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		for i, b := range bands {
 			out.Predictions[i] = bandJSON{num(b.Yhat), num(b.SE), num(b.Lower), num(b.Upper)}
 		}
+		warnLines(e.stderr, warns)
 		return writeJSON(e.stdout, out)
 	}
 	w := e.stdout
@@ -129,6 +133,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if tgt != nil {
 		fmt.Fprintf(w, "\ntarget     %q: RMSE %.4g, %.1f %% inside the confidence bands\n", tgt.Name, tgt.RMSE, 100*tgt.Coverage)
 	}
+	printWarnings(w, warns)
 	return nil
 }
 

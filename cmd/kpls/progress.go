@@ -14,17 +14,19 @@ import (
 // progress turns kpls.Progress callbacks into a one-line bar on a
 // terminal or occasional log lines elsewhere.
 type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	bar   bool
-	start time.Time
-	last  time.Time
-	stage string
-	drawn bool
+	mu     sync.Mutex
+	w      io.Writer
+	bar    bool
+	start  time.Time
+	last   time.Time
+	logged bool // a plain line has been written
+	drawn  bool
+	// of is "i/k: " while Select works on its i-th of k widths.
+	of string
 }
 
 // logEvery is the least time between two plain progress lines.
-const logEvery = 2 * time.Second
+const logEvery = time.Second
 
 // newProgress returns a reporter for mode, or nil when nothing is to be
 // shown: with auto only a terminal gets a bar.
@@ -59,9 +61,13 @@ func (p *progress) update(u kpls.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	if u.Stage == "select" {
+		p.of = fmt.Sprintf("%d/%d ", u.Done+1, u.Total)
+		return
+	}
 	label := u.Stage
 	if u.Width > 0 {
-		label = fmt.Sprintf("%s (width %.4g)", u.Stage, u.Width)
+		label = fmt.Sprintf("%swidth %.4g %s", p.of, u.Width, u.Stage)
 	}
 	if p.bar {
 		if now.Sub(p.last) < 50*time.Millisecond && u.Done != u.Total {
@@ -78,10 +84,10 @@ func (p *progress) update(u kpls.Progress) {
 		p.drawn = true
 		return
 	}
-	if label == p.stage && now.Sub(p.last) < logEvery {
+	if p.logged && now.Sub(p.last) < logEvery {
 		return
 	}
-	p.stage, p.last = label, now
+	p.logged, p.last = true, now
 	fmt.Fprintf(p.w, "kpls: %6.1fs  %s %d/%d\n", now.Sub(p.start).Seconds(), label, u.Done, u.Total)
 }
 
@@ -96,4 +102,5 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
+	p.of = ""
 }

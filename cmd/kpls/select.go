@@ -141,7 +141,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	o := sel.Model.Options()
 	w := c.text(e)
 	if c.json {
-		printWarnings(e.stderr, sel.Warnings)
+		warnLines(e.stderr, sel.Warnings)
 		return writeJSON(e.stdout, selectJSON{
 			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernel: string(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
@@ -150,7 +150,11 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, t.Rows, len(features), opts.TargetName)
-	fmt.Fprintf(w, "kernel     %s over widths %v, features %s\n", o.Kernel, widths, standardized(o))
+	if o.Kernel == kpls.Linear {
+		fmt.Fprintf(w, "kernel     linear, features %s\n", standardized(o))
+	} else {
+		fmt.Fprintf(w, "kernel     rbf over widths %v, features %s\n", widths, standardized(o))
+	}
 	fmt.Fprintf(w, "DoF        %s%s; criterion %s; backend %s\n\n", o.DoF, lanczosNote(o.DoF, o.Lanczos), sel.Criterion, backendName(o))
 	selectionTable(w, sel)
 	b := sel.Best
