@@ -230,7 +230,7 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 func widthSummary(w io.Writer, sel *kpls.Selection) {
 	chosen := chosenPerWidth(sel)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tσ̂\t \t\n", sel.Criterion)
+	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tsigma\t\n", sel.Criterion)
 	valid := map[float64]int{}
 	for _, r := range sel.Table {
 		valid[r.Width] = r.M
@@ -241,9 +241,9 @@ func widthSummary(w io.Writer, sel *kpls.Selection) {
 		}
 		mark := ""
 		if r.Width == sel.Best.Width {
-			mark = "<= best"
+			mark = " <= best"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", f(r.Width), valid[r.Width], r.M, f(r.Score(sel.Criterion)), f(r.RSS), f(r.DoF), f(r.Sigma), mark)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f(r.Width), valid[r.Width], r.M, f(r.Score(sel.Criterion)), f(r.RSS), f(r.DoF), f(r.Sigma), mark)
 	}
 	tw.Flush()
 }

@@ -92,6 +92,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
 		mainUsage(stdout)
+		// Then every command's flags with their defaults.
+		for _, c := range commands {
+			fmt.Fprintf(stdout, "\n%s\n", strings.Repeat("─", 72))
+			c.run(ctx, &env{stdout: stdout, stderr: io.Discard}, []string{"--help"})
+		}
 		return exitOK
 	}
 	for _, c := range commands {

@@ -358,8 +358,13 @@ func TestHelpListsDefaults(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, c := range commands {
-		if !strings.Contains(out, c.name) {
-			t.Errorf("kpls --help does not list %s", c.name)
+		if !strings.Contains(out, "Usage: kpls "+c.name) {
+			t.Errorf("kpls --help does not list the flags of %s", c.name)
+		}
+	}
+	for _, f := range []string{"--widths", "(default 0.98)", "(default 2000)"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("kpls --help lacks %q", f)
 		}
 	}
 	want := map[string][]string{

@@ -118,16 +118,16 @@ func statsTable(w io.Writer, stats []kpls.Stats, mark int, withWidth bool, width
 	if withWidth {
 		fmt.Fprint(tw, "width\t")
 	}
-	fmt.Fprint(tw, "m\tRSS\tDoF\tσ̂\tAIC\tBIC\tgMDL\t \t\n")
+	fmt.Fprint(tw, "m\tRSS\tDoF\tsigma\tAIC\tBIC\tgMDL\t\n")
 	for _, s := range stats {
 		if withWidth {
 			fmt.Fprintf(tw, "%s\t", f(width))
 		}
 		star := ""
 		if s.M == mark {
-			star = "*"
+			star = " *"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.M, f(s.RSS), f(s.DoF), f(s.Sigma), f(s.AIC), f(s.BIC), f(s.GMDL), star)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.M, f(s.RSS), f(s.DoF), f(s.Sigma), f(s.AIC), f(s.BIC), f(s.GMDL), star)
 	}
 	tw.Flush()
 }

@@ -170,20 +170,20 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 // choice and "<= best" the winner.
 func selectionTable(w io.Writer, sel *kpls.Selection) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "width\tm\tRSS\tDoF\tσ̂\tAIC\tBIC\tgMDL\t \t\n")
+	fmt.Fprint(tw, "width\tm\tRSS\tDoF\tsigma\tAIC\tBIC\tgMDL\t\n")
 	chosen := chosenPerWidth(sel)
 	for i, r := range sel.Table {
 		if i > 0 && r.Width != sel.Table[i-1].Width {
-			fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\t\n")
+			fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\n")
 		}
 		mark := ""
 		if chosen[r.Width] == r.M {
-			mark = "*"
+			mark = " *"
 			if r.Width == sel.Best.Width && r.M == sel.Best.M {
-				mark = "* <= best"
+				mark = " * <= best"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", f(r.Width), r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f(r.Width), r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
 	}
 	tw.Flush()
 }
