@@ -23,7 +23,7 @@ func kplsRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, &out, &errb)
-	if s := errb.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") {
+	if s := errb.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 		t.Errorf("kpls %q: stderr looks like a panic:\n%s", args, s)
 	}
 	return code, out.String(), errb.String()
@@ -467,4 +467,32 @@ func TestProgressLinesAndLinearDefaults(t *testing.T) {
 	if code, _, stderr := kplsRun(t, "fit", "--data", p, "--kernel", "linear", "--width", "1"); code == 0 || !strings.Contains(stderr, "--width") {
 		t.Errorf("linear with --width: exit %d, %s", code, stderr)
 	}
+}
+
+// FuzzFitCSV feeds arbitrary files to fit and predict: any outcome but a
+// panic (recovered or not) is fine.
+func FuzzFitCSV(f *testing.F) {
+	for _, seed := range []string{
+		smallCSV(5), "a,y\n1,2\n2,3\n3,5\n", "a,y\n1,2\n", "y\n1\n2\n3\n", "a,b,y\n1,,2\n",
+		"\uFEFFa;y\n1;2\n", "a,y\n1e308,1\n-1e308,2\n0,3\n", "a,y\n0,0\n0,0\n0,1\n", "\"a\"\"\",y\n1,2\n3,4\n5,7\n",
+	} {
+		f.Add(seed, "3")
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, content, comp string) {
+		p := filepath.Join(dir, "f.csv")
+		m := filepath.Join(dir, "m.json")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(m)
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"fit", "--data", p, "--components", comp, "--model", m}, &out, &errb); code == 0 {
+			errb.Reset()
+			run(context.Background(), []string{"predict", "--model", m, "--data", p, "--json"}, &out, &errb)
+		}
+		if s := errb.String(); strings.Contains(s, "internal error") || strings.Contains(s, "goroutine ") {
+			t.Fatalf("%q: %s", content, s)
+		}
+	})
 }
