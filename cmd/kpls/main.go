@@ -28,6 +28,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal the default handling returns, so that a second
+	// Ctrl-C ends the program even inside work that checks ctx rarely.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -119,7 +122,7 @@ func report(ctx context.Context, stderr io.Writer, name string, err error) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ctx.Err())):
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		fmt.Fprintln(stderr, "kpls: interrupted")
 		return exitInterrupted
 	case errors.As(err, &ue):
