@@ -1,0 +1,332 @@
+package plots
+
+import (
+	"context"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// checkPNG checks that path holds a PNG of the expected pixel size.
+func checkPNG(t *testing.T, path string, wantW, wantH int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() == 0 {
+		t.Fatalf("%s is empty", path)
+	}
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b := img.Bounds()
+	if wantW > 0 && b.Dx() != wantW || wantH > 0 && b.Dy() != wantH {
+		t.Errorf("%s is %d×%d pixels, want %d×%d", path, b.Dx(), b.Dy(), wantW, wantH)
+	}
+}
+
+// checkSVG checks that path holds an SVG document.
+func checkSVG(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
+		t.Errorf("%s does not look like SVG", path)
+	}
+}
+
+// px is the pixel count of l inches at DPI.
+func px(inches float64) int { return int(inches*DPI + 0.5) }
+
+// sincFit fits the paper's sinc simulation (small n, for speed).
+func sincFit(t *testing.T, width float64, method kpls.DoFMethod) (*kpls.Model, []float64, []float64) {
+	t.Helper()
+	x := make([]float64, 60)
+	y := make([]float64, 60)
+	for i := range x {
+		x[i] = -math.Pi + 2*math.Pi*float64(i)/59 + 0.01
+		y[i] = math.Sin(x[i])/x[i] + 0.1*math.Sin(17*float64(i))
+	}
+	m, err := kpls.Fit(context.Background(), mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
+		kpls.Options{Kernel: kpls.RBF, Width: width, Components: 12, DoF: method, RawFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, x, y
+}
+
+func TestDoFVersusM(t *testing.T) {
+	dir := t.TempDir()
+	var panels []DoFPanel
+	for _, w := range []float64{0.1, 1} {
+		ex, _, _ := sincFit(t, w, kpls.DoFExact)
+		lz, _, _ := sincFit(t, w, kpls.DoFLanczos)
+		panels = append(panels, DoFPanel{Width: w, Series: []Series{{"exact", ex.Stats()}, {"lanczos", lz.Stats()}}})
+	}
+	p := filepath.Join(dir, "dof.png")
+	if err := DoFVersusM(p, panels); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p, 0, 0)
+	p2 := filepath.Join(dir, "dof2.png")
+	if err := DoFAndCriterionVersusM(p2, "gmdl", panels); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p2, 0, 0)
+	s := filepath.Join(dir, "dof.svg")
+	if err := DoFVersusM(s, panels); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, s)
+}
+
+func TestDoFVersusMGaps(t *testing.T) {
+	// NaN DoF (unreliable) must become gaps; an all-NaN series must not
+	// break the plot.
+	st := []kpls.Stats{{M: 0, DoF: 1}, {M: 1, DoF: 2.5}, {M: 2, DoF: math.NaN()}, {M: 3, DoF: 4.2}}
+	nan := []kpls.Stats{{M: 0, DoF: math.NaN()}, {M: 1, DoF: math.NaN()}}
+	p := filepath.Join(t.TempDir(), "gaps.png")
+	if err := DoFVersusM(p, []DoFPanel{{Width: 1, Series: []Series{{"a", st}, {"b", nan}}}, {Title: "only NaN", Series: []Series{{"b", nan}}}}); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p, 0, 0)
+}
+
+func selection(t *testing.T) *kpls.Selection {
+	t.Helper()
+	x := make([]float64, 80)
+	y := make([]float64, 80)
+	for i := range x {
+		x[i] = -3 + 6*float64(i)/79
+		y[i] = Figure3Truth(x[i]) + 0.3*math.Cos(11*float64(i))
+	}
+	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y, []float64{0.05, 0.3, 1, 3}, kpls.GMDL,
+		kpls.Options{Kernel: kpls.RBF, Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sel
+}
+
+func TestCriterionPlots(t *testing.T) {
+	sel := selection(t)
+	dir := t.TempDir()
+	for _, crit := range []string{"gmdl", "AIC", "bic"} {
+		p := filepath.Join(dir, crit+"_lines.png")
+		if err := CriterionVersusM(p, crit, sel.Table); err != nil {
+			t.Fatal(err)
+		}
+		checkPNG(t, p, px(7.5), px(4.5))
+		h := filepath.Join(dir, crit+"_heat.png")
+		if err := CriterionHeatmap(h, crit, sel.Table); err != nil {
+			t.Fatal(err)
+		}
+		checkPNG(t, h, px(7), 0)
+	}
+	s := filepath.Join(dir, "heat.svg")
+	if err := CriterionHeatmap(s, "gmdl", sel.Table); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, s)
+}
+
+func TestBest(t *testing.T) {
+	// best must agree with kpls.Select's own choice.
+	sel := selection(t)
+	crit, groups, err := groupRows("gmdl", sel.Table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi, si, ok := best(crit, groups)
+	if !ok || groups[gi].width != sel.Best.Width || groups[gi].stats[si].M != sel.Best.M {
+		t.Errorf("best = width %g m %d, Select chose width %g m %d", groups[gi].width, groups[gi].stats[si].M, sel.Best.Width, sel.Best.M)
+	}
+}
+
+func TestBand1D(t *testing.T) {
+	m, x, y := sincFit(t, 0.5, kpls.DoFExact)
+	grid := linspace(-4, 4, 101)
+	bands, err := m.PredictBands(context.Background(), mat.NewDense(len(grid), 1, grid), 5, kpls.BandOptions{Level: 0.98})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bandLabel(bands); got != "98 % confidence band" {
+		t.Errorf("band label %q", got)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "band.png")
+	truth := func(v float64) float64 { return math.Sin(v) / v }
+	if err := Band1D(p, x, y, grid, bands, truth, "sinc"); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p, px(6), 0)
+	// Unsorted grid, a NaN band in the middle and no truth.
+	rev := make([]float64, len(grid))
+	rb := make([]kpls.Band, len(grid))
+	for i := range grid {
+		rev[i], rb[i] = grid[len(grid)-1-i], bands[len(grid)-1-i]
+	}
+	rb[50].Lower, rb[50].Upper, rb[50].SE = math.NaN(), math.NaN(), math.NaN()
+	if err := Band1D(filepath.Join(dir, "band2.svg"), x, y, rev, rb, nil, "reversed"); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, filepath.Join(dir, "band2.svg"))
+}
+
+func TestObservedVsPredicted(t *testing.T) {
+	y := []float64{1, 2, 3, 4, 5}
+	yhat := []float64{1.1, 1.8, 3.3, 3.9, 5.2}
+	p := filepath.Join(t.TempDir(), "ovp.png")
+	if err := ObservedVsPredicted(p, y, yhat); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p, px(5), px(5))
+	// A constant response (zero spread) must still draw.
+	if err := ObservedVsPredicted(p, []float64{2, 2}, []float64{2, 2}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.png")
+	good := []kpls.Stats{{M: 0, DoF: 1}, {M: 1, DoF: 2}}
+	band := []kpls.Band{{Yhat: 0}, {Yhat: 1}}
+	rows := []kpls.SelectionRow{{Width: 1, Stats: kpls.Stats{M: 0, GMDL: 3}}, {Width: 1, Stats: kpls.Stats{M: 1, GMDL: 2}}}
+	cases := []struct {
+		name string
+		err  error
+		run  func() error
+	}{
+		{"no panels", ErrInput, func() error { return DoFVersusM(p, nil) }},
+		{"panel without series", ErrInput, func() error { return DoFVersusM(p, []DoFPanel{{Width: 1}}) }},
+		{"empty series", ErrInput, func() error { return DoFVersusM(p, []DoFPanel{{Series: []Series{{"a", nil}}}}) }},
+		{"bad extension", ErrFormat, func() error {
+			return DoFVersusM(filepath.Join(dir, "x.gif"), []DoFPanel{{Series: []Series{{"a", good}}}})
+		}},
+		{"no extension", ErrFormat, func() error { return ObservedVsPredicted(filepath.Join(dir, "x"), []float64{1}, []float64{1}) }},
+		{"bad criterion", ErrInput, func() error { return DoFAndCriterionVersusM(p, "cv", []DoFPanel{{Series: []Series{{"a", good}}}}) }},
+		{"empty table", ErrInput, func() error { return CriterionVersusM(p, "gmdl", nil) }},
+		{"empty table heat", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", nil) }},
+		{"duplicate m", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", append(rows, rows[0])) }},
+		{"negative m", ErrInput, func() error {
+			return CriterionVersusM(p, "gmdl", []kpls.SelectionRow{{Width: 1, Stats: kpls.Stats{M: -1}}})
+		}},
+		{"NaN width", ErrInput, func() error {
+			return CriterionHeatmap(p, "gmdl", []kpls.SelectionRow{{Width: math.NaN()}})
+		}},
+		{"bad criterion heat", ErrInput, func() error { return CriterionHeatmap(p, "r2", rows) }},
+		{"train lengths", ErrInput, func() error { return Band1D(p, []float64{1, 2}, []float64{1}, []float64{0, 1}, band, nil, "") }},
+		{"grid lengths", ErrInput, func() error { return Band1D(p, nil, nil, []float64{0, 1, 2}, band, nil, "") }},
+		{"empty grid", ErrInput, func() error { return Band1D(p, nil, nil, nil, nil, nil, "") }},
+		{"NaN grid", ErrInput, func() error { return Band1D(p, nil, nil, []float64{0, math.NaN()}, band, nil, "") }},
+		{"NaN training", ErrInput, func() error {
+			return Band1D(p, []float64{math.Inf(1)}, []float64{0}, []float64{0, 1}, band, nil, "")
+		}},
+		{"ovp lengths", ErrInput, func() error { return ObservedVsPredicted(p, []float64{1, 2}, []float64{1}) }},
+		{"ovp empty", ErrInput, func() error { return ObservedVsPredicted(p, nil, nil) }},
+		{"ovp NaN", ErrInput, func() error { return ObservedVsPredicted(p, []float64{1, math.NaN()}, []float64{1, 2}) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if !errors.Is(err, c.err) {
+				t.Errorf("error %v, want %v", err, c.err)
+			}
+		})
+	}
+	if err := Band1D(filepath.Join(dir, "missing", "dir", "x.png"), nil, nil, []float64{0, 1}, band, nil, ""); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestIntTicks(t *testing.T) {
+	for _, tk := range (intTicks{}).Ticks(-0.5, 25.5) {
+		if tk.Label == "-0" || tk.Value != math.Trunc(tk.Value) {
+			t.Errorf("tick %+v", tk)
+		}
+	}
+}
+
+func TestFigure3Data(t *testing.T) {
+	x1, y1 := Figure3Data(40, 1)
+	x2, y2 := Figure3Data(40, 1)
+	for i := range x1 {
+		if x1[i] != x2[i] || y1[i] != y2[i] {
+			t.Fatal("equal seeds gave different data")
+		}
+	}
+	if got := Figure3Truth(1); got != 0 {
+		t.Errorf("f(1) = %g", got)
+	}
+	if got, want := Figure3Truth(0), 3.0; math.Abs(got-want) > 1e-15 {
+		t.Errorf("f(0) = %g, want %g", got, want)
+	}
+}
+
+func TestPaperFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits every figure of the paper")
+	}
+	dir := t.TempDir()
+	files, err := PaperFigures(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 9 {
+		t.Errorf("%d files: %v", len(files), files)
+	}
+	for _, f := range files {
+		switch filepath.Ext(f) {
+		case ".png":
+			checkPNG(t, f, 0, 0)
+		case ".svg":
+			checkSVG(t, f)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := PaperFigures(ctx, t.TempDir()); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestWriteDocs regenerates the images in docs/:
+//
+//	KPLS_WRITE_DOCS=1 go test ./plots -run TestWriteDocs
+func TestWriteDocs(t *testing.T) {
+	if os.Getenv("KPLS_WRITE_DOCS") != "1" {
+		t.Skip("set KPLS_WRITE_DOCS=1 to regenerate docs/")
+	}
+	files, err := PaperFigures(context.Background(), filepath.Join("..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > 300<<10 {
+			t.Errorf("%s is %d KB (> 300 KB)", f, fi.Size()>>10)
+		}
+		t.Log(f, fi.Size()>>10, "KB")
+	}
+}
