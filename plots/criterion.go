@@ -87,10 +87,10 @@ func best(c kpls.Criterion, groups []widthGroup) (gi, si int, ok bool) {
 }
 
 // focusRange returns the range of the finite scores, its lower end cut
-// when degenerate fits (an interpolating fit with its DoF clipped at
-// n − 1 drives gMDL towards −∞) lie far below every width's selected
-// minimum: then lo is that minimum minus 15 % of the span above it, and
-// cut is true.
+// when some scores lie far below every width's selected minimum (an
+// interpolating fit with its DoF clipped at n − 1 drives gMDL towards
+// −∞): more than half the span above that minimum. Then lo is the minimum
+// less 15 % of that span, and cut is true.
 func focusRange(c kpls.Criterion, groups []widthGroup) (lo, hi float64, cut bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	sel := math.Inf(1)
@@ -122,9 +122,10 @@ func focusRange(c kpls.Criterion, groups []widthGroup) (lo, hi float64, cut bool
 // number of components m, one line per kernel width of the selection
 // table, with each width's selected m (first local minimum) ringed and the
 // overall choice named in the title. Rows may come in any order; NaN
-// scores are gaps. Scores far below every selected minimum (degenerate,
-// interpolating fits) run off the bottom of the axis, which the title
-// then says. The image is 7.5 × 4.5 in with the legend on the right.
+// scores are gaps. Scores far below every selected minimum (typically
+// interpolating fits whose DoF is clipped at n − 1, or fits close to the
+// Krylov breakdown) run off the bottom of the axis, which the title then
+// says. The image is 7.5 × 4.5 in with the legend on the right.
 func CriterionVersusM(path, criterion string, rows []kpls.SelectionRow) error {
 	crit, groups, err := groupRows(criterion, rows)
 	if err != nil {
@@ -140,7 +141,7 @@ func CriterionVersusM(path, criterion string, rows []kpls.SelectionRow) error {
 	}
 	lo, hi, cut := focusRange(crit, groups)
 	if cut {
-		title += "\n(lower scores of degenerate fits are off the scale)"
+		title += "\n(scores far below every selected minimum run off the scale)"
 	}
 	p := newPlot(title, "components m", name)
 	p.X.Tick.Marker = intTicks{}
@@ -211,14 +212,16 @@ func (t labelTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// CriterionHeatmap writes the criterion over the grid of widths (rows,
-// in the order of the table) × components m (columns) as a heat map with a
-// colour bar. Darker is lower (better). Each width's selected m is marked
-// with a ring, the overall choice with a large cross and named in the
-// title; cells with no reliable value (or not fitted) are grey. The colour
-// range stops at the 90th percentile of the scores so that the region
-// around the minimum is not flattened by the much larger scores of tiny
-// m; higher cells take the top colour. The image is 7 × 4.5 in.
+// CriterionHeatmap writes the criterion (gmdl, aic or bic) over the grid
+// of widths (rows, in the order of the table) × components m (columns) as
+// a heat map (plotter.HeatMap, Kindlmann palette: darker is lower, i.e.
+// better) with a colour bar. Each width's selected m (first local minimum)
+// is ringed in cyan, the overall choice marked with a large yellow cross
+// and named in the legend below the map; cells with no reliable value (or
+// not fitted) are grey. Scores far below every selected minimum (see
+// CriterionVersusM) are drawn orange, outside the colour
+// scale, so that they do not flatten the region around the minimum. The
+// image is 7 in wide and 4.5 in high plus the legend.
 func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 	crit, groups, err := groupRows(criterion, rows)
 	if err != nil {
@@ -270,7 +273,8 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 		labels[i] = fmtWidth(g.width)
 	}
 	p := newPlot(title, "components m", "kernel width")
-	p.Add(hm)
+	// Twice: the second pass covers the anti-aliased seams between cells.
+	p.Add(hm, hm)
 	p.Y.Tick.Marker = labelTicks(labels)
 	p.X.Tick.Marker = intTicks{}
 	p.X.Padding, p.Y.Padding = 0, 0
@@ -295,7 +299,7 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 	if gi, si, ok := best(crit, groups); ok {
 		m := groups[gi].stats[si].M
 		if sc, err := plotter.NewScatter(plotter.XYs{{X: float64(m), Y: float64(gi)}}); err == nil {
-			sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 255, G: 0, B: 190, A: 255}, Radius: vg.Points(7), Shape: draw.CrossGlyph{}}
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 255, G: 225, B: 0, A: 255}, Radius: vg.Points(8), Shape: draw.CrossGlyph{}}
 			p.Add(sc)
 			entries = append(entries, legendEntry{label: fmt.Sprintf("best: width %s, m = %d (%s %.4g)", fmtWidth(groups[gi].width), m, name, groups[gi].stats[si].Score(crit)), thumbs: []plot.Thumbnailer{sc}})
 		}

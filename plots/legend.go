@@ -23,6 +23,7 @@ func newLegend() plot.Legend {
 	l := plot.NewLegend()
 	l.TextStyle.Font.Size = vg.Points(legendFont)
 	l.ThumbnailWidth = legendThumb
+	l.Padding = vg.Points(3)
 	l.Left, l.Top = true, true
 	return l
 }

@@ -1,9 +1,12 @@
 package plots
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,6 +52,16 @@ func checkSVG(t *testing.T, path string) {
 	}
 	if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
 		t.Errorf("%s does not look like SVG", path)
+	}
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s is not well-formed XML: %v", path, err)
+		}
 	}
 }
 

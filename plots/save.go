@@ -109,6 +109,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.ThumbnailWidth = vg.Points(24)
+	p.Legend.Padding = vg.Points(3)
 	p.X.Tick.Marker = niceTicks{}
 	p.Y.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
