@@ -203,6 +203,24 @@ func TestBand1D(t *testing.T) {
 	checkSVG(t, filepath.Join(dir, "band2.svg"))
 }
 
+func TestBand1DNoBand(t *testing.T) {
+	// Every band unreliable: the curve alone, no shading, no error.
+	grid := linspace(0, 1, 11)
+	bands := make([]kpls.Band, len(grid))
+	for i, g := range grid {
+		bands[i] = kpls.Band{Yhat: g * g, SE: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+	}
+	bands[3].Yhat = math.NaN()
+	p := filepath.Join(t.TempDir(), "noband.png")
+	if err := Band1D(p, []float64{0.5}, []float64{0.3}, grid, bands, math.Sqrt, "no band"); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, p, px(6), 0)
+	if got := bandLabel(bands); got != "confidence band" {
+		t.Errorf("label %q", got)
+	}
+}
+
 func TestObservedVsPredicted(t *testing.T) {
 	y := []float64{1, 2, 3, 4, 5}
 	yhat := []float64{1.1, 1.8, 3.3, 3.9, 5.2}

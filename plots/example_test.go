@@ -1,0 +1,60 @@
+package plots_test
+
+import (
+	"context"
+	"log"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/plots"
+)
+
+// Degrees of freedom against m for two widths, exact and Lanczos.
+func ExampleDoFVersusM() {
+	ctx := context.Background()
+	x, y := plots.Figure3Data(40, 1)
+	var panels []plots.DoFPanel
+	for _, w := range []float64{0.1, 1} {
+		panel := plots.DoFPanel{Width: w}
+		for _, method := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFLanczos} {
+			m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
+				kpls.Options{Kernel: kpls.RBF, Width: w, Components: 10, DoF: method, RawFeatures: true})
+			if err != nil {
+				log.Fatal(err)
+			}
+			panel.Series = append(panel.Series, plots.Series{Label: string(method), Stats: m.Stats()})
+		}
+		panels = append(panels, panel)
+	}
+	if err := plots.DoFVersusM(filepath.Join(os.TempDir(), "dof.svg"), panels); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// A fit with its 98 % confidence band, as in the paper's Figure 3.
+func ExampleBand1D() {
+	ctx := context.Background()
+	x, y := plots.Figure3Data(40, 1)
+	m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
+		kpls.Options{Kernel: kpls.RBF, Width: 1, Components: 9, RawFeatures: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	grid := make([]float64, 201)
+	for i := range grid {
+		grid[i] = -6 + 13*float64(i)/200
+	}
+	comp := min(9, m.Components())
+	bands, err := m.PredictBands(ctx, mat.NewDense(len(grid), 1, grid), comp, kpls.BandOptions{Level: 0.98})
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, kpls.ErrUnreliable): draw m.Predict alone
+	}
+	truth := func(v float64) float64 { return (v - 1) * (v + 2) * (v - 1.5) * math.Exp(-v*v/10) }
+	if err := plots.Band1D(filepath.Join(os.TempDir(), "band.png"), x, y, grid, bands, truth, "width 1"); err != nil {
+		log.Fatal(err)
+	}
+}
