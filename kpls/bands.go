@@ -90,6 +90,9 @@ func (m *Model) kernel(ctx context.Context) ([]float64, error) {
 }
 
 func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fill func(dst []float64, r0, rows int)) ([]Band, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	level := opt.Level
 	if level == 0 {
 		level = 0.98

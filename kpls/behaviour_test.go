@@ -149,6 +149,10 @@ func TestBadInput(t *testing.T) {
 	yInf := append([]float64(nil), y...)
 	yInf[5] = math.Inf(1)
 	constY := make([]float64, 20)
+	yHuge := make([]float64, 20) // finite values whose sum overflows
+	for i := range yHuge {
+		yHuge[i] = math.MaxFloat64 * float64(i%2)
+	}
 	cases := []struct {
 		name string
 		x    mat.Matrix
@@ -160,6 +164,7 @@ func TestBadInput(t *testing.T) {
 		{"shape", x, y[:19], Options{}, ErrShape, "19"},
 		{"nan x", nan, y, Options{}, ErrNonFinite, "row 4"},
 		{"inf y", x, yInf, Options{}, ErrNonFinite, "row 6"},
+		{"overflowing y", x, yHuge, Options{}, ErrNonFinite, "overflows"},
 		{"few rows", mat.NewDense(2, 1, []float64{1, 2}), []float64{1, 2}, Options{}, ErrTooFewRows, "2"},
 		{"constant y", x, constY, Options{}, ErrConstantY, "constant"},
 		{"components", x, y, Options{Components: 20}, ErrComponents, "at most 19"},
@@ -188,6 +193,13 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := m.Predict(nan, 1); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN input: %v", err)
+	}
+	lin, err := Fit(ctx, x, y, Options{Kernel: Linear, Components: 1, RawFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lin.Predict(mat.NewDense(1, 1, []float64{1e308}), 1); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
+		t.Errorf("overflowing linear prediction: %v", err)
 	}
 	for _, lv := range []float64{-0.1, 1, 1.5, math.NaN()} {
 		if _, err := m.PredictBands(ctx, x, 1, BandOptions{Level: lv}); !errors.Is(err, ErrLevel) {

@@ -140,8 +140,13 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 	m.yMean = sum / float64(n)
 	yc := make([]float64, n)
 	m.yc = yc
+	var ss float64
 	for i, v := range y {
 		yc[i] = v - m.yMean
+		ss += yc[i] * yc[i]
+	}
+	if isNaNOrInf(ss) {
+		return fmt.Errorf("%w: y is too large in magnitude (its mean or sum of squares overflows)", ErrNonFinite)
 	}
 	kr, err := nipals(ctx, o.Backend, k, n, yc, o.steps(o.maxComponents(n, m.d)), func(done, total int) { o.report("fit", width, done, total) })
 	if err != nil {

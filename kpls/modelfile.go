@@ -181,6 +181,9 @@ func (p *payload) check() error {
 	case (p.Scaling == nil) != p.Options.RawFeatures:
 		return fmt.Errorf("standardisation does not match the options")
 	}
+	if isNaNOrInf(p.YMean) || isNaNOrInf(p.Grand) {
+		return fmt.Errorf("non-finite mean")
+	}
 	for _, v := range [][]float64{p.X, p.YC, p.ColMean, p.Alpha, p.T, p.G, p.L} {
 		for _, x := range v {
 			if isNaNOrInf(x) {

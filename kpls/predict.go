@@ -32,6 +32,11 @@ func (m *Model) Predict(x mat.Matrix, comp int) ([]float64, error) {
 		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, out[r0:r0+rows], 1)
 		for i := r0; i < r0+rows; i++ {
 			out[i] += m.yMean
+			if isNaNOrInf(out[i]) {
+				// Only reachable with extreme inputs (a linear kernel on
+				// huge values) or an extreme model; never return it silently.
+				return nil, fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i+1)
+			}
 		}
 	}
 	return out, nil
