@@ -6,6 +6,9 @@
 //	kpls fit --data F.csv [--model OUT]        fit one kernel, table per component
 //	kpls select --data F.csv [--widths ...]    choose width and components
 //	kpls predict --model M --data F.csv        predictions with confidence bands
+//	kpls dof --compare [--out DIR]             exact versus lanczos versus approx DoF
+//	kpls bench [--out DIR]                     the paper's runtime experiment
+//	kpls plot [--out DIR]                      the paper's figures
 //	kpls version                               versions and BLAS backends
 //
 // Every subcommand takes --json for one machine-readable document on
@@ -65,6 +68,9 @@ var commands = []command{
 	{"fit", "fit kernel PLS to a CSV file and report every number of components", runFit},
 	{"select", "choose the RBF width and number of components by gMDL, AIC or BIC", runSelect},
 	{"predict", "predict with a saved model, with confidence bands", runPredict},
+	{"dof", "compare exact, lanczos and approx degrees of freedom (--compare: the built-in test bed)", runDoF},
+	{"bench", "the paper's runtime experiment: exact versus approximate DoF over n, per backend", runBench},
+	{"plot", "draw the paper's figures (DoF, criteria, confidence bands) as PNG and SVG", runPlot},
 	{"version", "print the module, Go and BLAS backend versions", runVersion},
 }
 

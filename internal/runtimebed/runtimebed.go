@@ -165,7 +165,13 @@ func Plot(path string, ps []Point) error {
 		s.Color = plotutil.Color(i)
 		s.Shape = plotutil.Shape(i)
 		p.Add(l, s)
-		p.Legend.Add(fmt.Sprintf("%s, %s (slope %.2f)", k.m, k.b, Exponent(ps, k.b, k.m, 0, math.MaxInt)), l, s)
+		// The slope over n ≥ 1000 where there are two such sizes: below
+		// that, fixed costs hide the asymptotic order.
+		slope := Exponent(ps, k.b, k.m, 1000, math.MaxInt)
+		if math.IsNaN(slope) {
+			slope = Exponent(ps, k.b, k.m, 0, math.MaxInt)
+		}
+		p.Legend.Add(fmt.Sprintf("%s, %s (slope %.2f)", k.m, k.b, slope), l, s)
 	}
 	return p.Save(16*vg.Centimeter, 11*vg.Centimeter, path)
 }

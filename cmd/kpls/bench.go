@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/demodata"
+	"github.com/kpls-go/kpls/internal/runtimebed"
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// benchJSON is the document of `kpls bench --json`.
+type benchJSON struct {
+	Components int              `json:"components"`
+	Lanczos    int              `json:"lanczos"`
+	Width      float64          `json:"width"`
+	Reps       int              `json:"reps"`
+	Points     []benchPointJSON `json:"points"`
+	Exponents  []exponentJSON   `json:"exponents"`
+}
+
+type benchPointJSON struct {
+	Backend string         `json:"backend"`
+	DoF     kpls.DoFMethod `json:"dof"`
+	N       int            `json:"n"`
+	Seconds float64        `json:"seconds"`
+}
+
+type exponentJSON struct {
+	Backend  string         `json:"backend"`
+	DoF      kpls.DoFMethod `json:"dof"`
+	NMin     int            `json:"n_min"`
+	NMax     int            `json:"n_max"`
+	Exponent num            `json:"exponent"`
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("bench", "[flags]",
+		"The paper's runtime experiment: the time of a whole fit (kernel matrix, NIPALS and DoF for every m)\n"+
+			"on kin8nm sub-samples of growing n, with the exact (cubic) and the approximate (quadratic) DoF, for\n"+
+			"each BLAS backend. Prints the median times, the fitted exponents of time against n for n ≥ 1000,\n"+
+			"and exact/approx ratios; with --out also runtime.csv and runtime.png/.svg (log–log).")
+	sizes := fs.String("sizes", "100,200,500,1000,2000,4000", "sub-sample `sizes` n, comma-separated (at most 8192)")
+	exactMax := fs.Int("exact-max", 2000, "largest `n` timed with the cubic exact DoF")
+	components := fs.Int("components", 10, "number of components `m`")
+	lanczos := fs.Int("lanczos", 30, "Lanczos steps `M` behind the approximate DoF")
+	width := fs.Float64("width", 4, "RBF `width` on standardised features")
+	reps := fs.Int("reps", 3, "repetitions per point; the median is reported")
+	backends := fs.String("backends", "", "BLAS `backends`, comma-separated, or all: "+strings.Join(blas.Available(), ", ")+"; empty means the default ("+blas.Name(blas.Default())+")")
+	methods := fs.String("dof", "exact,approx,lanczos", "DoF `methods` to time, comma-separated")
+	out := fs.String("out", "", "write runtime.csv and runtime.png/.svg to this `directory`; empty writes no files")
+	var c common
+	c.register(fs, false)
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	cfg := runtimebed.Config{ExactMax: *exactMax, Components: *components, Lanczos: *lanczos, Width: *width, Reps: *reps}
+	for _, f := range strings.Split(*sizes, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < max(20, *components+1) || v > 8192 {
+			return usagef("--sizes: %q is not a size between %d and 8192", f, max(20, *components+1))
+		}
+		cfg.Sizes = append(cfg.Sizes, v)
+	}
+	switch {
+	case *components < 1:
+		return usagef("--components: %d, want at least 1", *components)
+	case *lanczos < 1:
+		return usagef("--lanczos: %d, want at least 1", *lanczos)
+	case !(*width > 0) || math.IsInf(*width, 0):
+		return usagef("--width: %g, want a positive finite number", *width)
+	case *reps < 1:
+		return usagef("--reps: %d, want at least 1", *reps)
+	}
+	names := strings.Split(*backends, ",")
+	if strings.TrimSpace(*backends) == "all" {
+		names = blas.Available()
+	}
+	for _, name := range names {
+		b, err := blas.ByName(strings.TrimSpace(name))
+		if err != nil {
+			return usagef("--backends: %v", err)
+		}
+		cfg.Backends = append(cfg.Backends, b)
+	}
+	for _, f := range strings.Split(*methods, ",") {
+		switch m := kpls.DoFMethod(strings.TrimSpace(f)); m {
+		case kpls.DoFExact, kpls.DoFLanczos, kpls.DoFApprox, kpls.DoFNone:
+			cfg.Methods = append(cfg.Methods, m)
+		default:
+			return usagef("--dof: unknown method %q (want exact, lanczos, approx or none)", f)
+		}
+	}
+	if newProgress(c.progress, e.stderr) != nil {
+		cfg.Progress = func(p runtimebed.Point) {
+			fmt.Fprintf(e.stderr, "kpls: n=%-5d %-7s %-8s %.3fs\n", p.N, p.Backend, p.Method, p.Seconds)
+		}
+	}
+	kx, kn, kd, ky, _ := demodata.Kin8nm()
+	ps, err := runtimebed.Run(ctx, mat.NewDense(kn, kd, kx), ky, cfg)
+	if err != nil {
+		return err
+	}
+	exps := exponents(ps)
+	if *out != "" {
+		if err := writeBenchFiles(*out, ps); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "kpls: wrote %s\n", strings.Join([]string{"runtime.csv", "runtime.png", "runtime.svg"}, ", ")+" in "+*out)
+	}
+	if c.json {
+		doc := benchJSON{Components: *components, Lanczos: *lanczos, Width: *width, Reps: *reps, Exponents: exps}
+		for _, p := range ps {
+			doc.Points = append(doc.Points, benchPointJSON{Backend: p.Backend, DoF: p.Method, N: p.N, Seconds: p.Seconds})
+		}
+		return writeJSON(e.stdout, doc)
+	}
+	return writeBenchTable(e, ps, exps)
+}
+
+// exponents fits time ∝ n^b per backend and method over n ≥ 1000 (all
+// sizes when fewer than two reach 1000): below that, fixed costs hide the
+// asymptotic order.
+func exponents(ps []runtimebed.Point) []exponentJSON {
+	type key struct {
+		b string
+		m kpls.DoFMethod
+	}
+	seen := map[key][]int{}
+	var keys []key
+	for _, p := range ps {
+		k := key{p.Backend, p.Method}
+		if _, ok := seen[k]; !ok {
+			keys = append(keys, k)
+		}
+		seen[k] = append(seen[k], p.N)
+	}
+	var out []exponentJSON
+	for _, k := range keys {
+		ns := seen[k]
+		sort.Ints(ns)
+		lo := 1000
+		if big := sort.SearchInts(ns, lo); len(ns)-big < 2 {
+			lo = ns[0]
+		}
+		hi := ns[len(ns)-1]
+		out = append(out, exponentJSON{Backend: k.b, DoF: k.m, NMin: lo, NMax: hi, Exponent: num(runtimebed.Exponent(ps, k.b, k.m, lo, hi))})
+	}
+	return out
+}
+
+func writeBenchTable(e *env, ps []runtimebed.Point, exps []exponentJSON) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "backend\tdof\tn\tseconds\t")
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t\n", p.Backend, p.Method, p.N, p.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	for _, x := range exps {
+		fmt.Fprintf(e.stdout, "exponent %-7s %-8s n=%d..%d: %.2f\n", x.Backend, x.DoF, x.NMin, x.NMax, float64(x.Exponent))
+	}
+	// exact/approx at every n where both ran.
+	type key struct {
+		b string
+		n int
+	}
+	exact := map[key]float64{}
+	for _, p := range ps {
+		if p.Method == kpls.DoFExact {
+			exact[key{p.Backend, p.N}] = p.Seconds
+		}
+	}
+	for _, p := range ps {
+		if t, ok := exact[key{p.Backend, p.N}]; ok && p.Method == kpls.DoFApprox {
+			fmt.Fprintf(e.stdout, "exact/approx %-7s n=%d: %.1f×\n", p.Backend, p.N, t/p.Seconds)
+		}
+	}
+	return nil
+}
+
+func writeBenchFiles(dir string, ps []runtimebed.Point) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := runtimebed.WriteCSV(&b, ps); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runtime.csv"), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := runtimebed.Plot(filepath.Join(dir, "runtime"+ext), ps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
