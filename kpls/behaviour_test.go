@@ -171,6 +171,8 @@ func TestBadInput(t *testing.T) {
 		{"negative components", x, y, Options{Components: -1}, ErrComponents, "-1"},
 		{"width", x, y, Options{Width: -1}, ErrWidth, "-1"},
 		{"width and gamma", x, y, Options{Width: 1, Gamma: 1}, ErrBadOption, "not both"},
+		{"one probe", x, y, Options{Width: 1, Probes: 1}, ErrBadOption, "1 probes"},
+		{"negative probes", x, y, Options{Width: 1, Probes: -3}, ErrBadOption, "-3 probes"},
 		{"kernel", x, y, Options{Kernel: "poly"}, ErrKernel, "poly"},
 		{"dof", x, y, Options{DoF: "magic"}, ErrDoFMethod, "magic"},
 		{"linear too many", x, y, Options{Kernel: Linear, Components: 2}, ErrComponents, "at most 1"},

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
 )
@@ -35,6 +36,11 @@ type krylov struct {
 	yhat     []float64 // (steps+1)×n: centred fitted values ŷ_m
 	rss      []float64 // RSS_m
 	stop     string    // why the fit stopped early, "" if it did not
+
+	// lRun is L (see lanczosL) grown by one column per step for the
+	// breakdown check, maxSteps×maxSteps with leading dimension ld.
+	lRun []float64
+	ld   int
 }
 
 // nipals runs kernel NIPALS with two-pass Gram–Schmidt for up to maxSteps
@@ -51,6 +57,8 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		alpha: make([]float64, (maxSteps+1)*n),
 		yhat:  make([]float64, (maxSteps+1)*n),
 		rss:   make([]float64, maxSteps+1),
+		lRun:  make([]float64, maxSteps*maxSteps),
+		ld:    maxSteps,
 	}
 	kr.rss[0] = bl.Ddot(n, yc, 1, yc, 1)
 	coef := make([]float64, maxSteps)
@@ -134,14 +142,36 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 // ritzCond returns θ_max/θ_min, the condition number of D over the steps
 // so far.
 func (kr *krylov) ritzCond(bl blas.Float64) float64 {
-	if kr.steps < 2 {
+	// The fit calls this after every step, so L grows by its new column,
+	// L[i][j] = t_iᵀ(K r_j)/√(r_jᵀKr_j) for i ≤ j (one product with T), and
+	// only singular values are computed: O(n·steps) per step, not the
+	// O(n·steps²) of rebuilding L.
+	s, n, ld := kr.steps, kr.n, kr.ld
+	j := s - 1
+	col := make([]float64, s)
+	bl.Dgemv(gblas.NoTrans, s, n, 1/math.Sqrt(kr.rKr[j]), kr.t, n, kr.ktr[j*n:(j+1)*n], 1, 0, col, 1)
+	for i, v := range col {
+		kr.lRun[i*ld+j] = v
+	}
+	if s < 2 {
 		return 1
 	}
-	theta, _, ok := ritz(kr.lanczosL(bl, kr.steps), kr.steps, kr.steps)
-	if !ok || !(theta[len(theta)-1] > 0) {
+	lm := mat.NewDense(s, s, nil)
+	for i := 0; i < s; i++ {
+		for c := i; c < s; c++ {
+			lm.Set(i, c, kr.lRun[i*ld+c])
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(lm, mat.SVDNone) {
 		return math.Inf(1)
 	}
-	return theta[0] / theta[len(theta)-1]
+	sv := svd.Values(nil)
+	if !(sv[s-1] > 0) {
+		return math.Inf(1)
+	}
+	r := sv[0] / sv[s-1]
+	return r * r
 }
 
 // lanczosL returns L = Tᵀ K R̂ (steps×steps, row-major, upper triangular;

@@ -164,6 +164,10 @@ func (o Options) resolved(n, d int) (Options, error) {
 		o.Lanczos = max(DefaultLanczos, 2*o.Components)
 	}
 	o.Lanczos = max(min(o.Lanczos, maxComp), o.Components)
+	if o.Probes < 0 || o.Probes == 1 {
+		// One probe has no spread, so no standard error.
+		return o, fmt.Errorf("%w: %d probes (want 0 for the default or at least 2)", ErrBadOption, o.Probes)
+	}
 	if o.Backend == nil {
 		o.Backend = blas.Default()
 	}

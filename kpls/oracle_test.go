@@ -260,3 +260,73 @@ func TestBandsFiniteDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestRunningLanczosMatrix checks the L that the breakdown test grows one
+// column per step against its definition: LᵀL = D = (K R̂)ᵀ(K R̂), with
+// the K-normalised residuals R̂ and their matvecs recomputed here.
+func TestRunningLanczosMatrix(t *testing.T) {
+	for _, c := range oracleCases() {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.o
+			o.DoF = DoFNone
+			m, err := Fit(context.Background(), c.x, c.y, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := m.kernel(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := m.n
+			yc := make([]float64, n)
+			var mean float64
+			for _, v := range c.y {
+				mean += v / float64(n)
+			}
+			for i, v := range c.y {
+				yc[i] = v - mean
+			}
+			kr, err := nipals(context.Background(), m.opts.Backend, k, n, yc, 12, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := kr.steps
+			kr2 := make([][]float64, s) // K r̂_i
+			for i := range kr2 {
+				r := kr.r[i*n : (i+1)*n]
+				kr2[i] = make([]float64, n)
+				blasImpl(m).Dsymv(gblas.Upper, n, 1, k, n, r, 1, 0, kr2[i], 1)
+				var rKr float64
+				for j := range r {
+					rKr += r[j] * kr2[i][j]
+				}
+				for j := range kr2[i] {
+					kr2[i][j] /= math.Sqrt(rKr)
+				}
+			}
+			for i := 0; i < s; i++ {
+				for j := i; j < s; j++ {
+					var want, got float64
+					for l := range kr2[i] {
+						want += kr2[i][l] * kr2[j][l]
+					}
+					for r := 0; r <= i; r++ {
+						got += kr.lRun[r*kr.ld+i] * kr.lRun[r*kr.ld+j]
+					}
+					if e := math.Abs(got - want); e > 1e-9*kr2Norm(kr2[i], kr2[j]) {
+						t.Errorf("D[%d][%d]: running L gives %.12g, matvecs %.12g", i, j, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func kr2Norm(a, b []float64) float64 {
+	var sa, sb float64
+	for i := range a {
+		sa += a[i] * a[i]
+		sb += b[i] * b[i]
+	}
+	return math.Sqrt(sa * sb)
+}
