@@ -57,6 +57,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	lanczos := fs.Int("lanczos", 30, "Lanczos steps `M` behind the approximate DoF")
 	width := fs.Float64("width", 4, "RBF `width` on standardised features")
 	reps := fs.Int("reps", 3, "repetitions per point; the median is reported")
+	probes := fs.Int("probes", 0, "random probes behind the approx DoF; 0 means the library's rule, 64000/n within [16, 64] (more work at small n), a fixed number times the algorithm's scaling")
 	backends := fs.String("backends", "", "BLAS `backends`, comma-separated, or all: "+strings.Join(blas.Available(), ", ")+"; empty means the default ("+blas.Name(blas.Default())+")")
 	methods := fs.String("dof", "exact,approx,lanczos", "DoF `methods` to time, comma-separated")
 	out := fs.String("out", "", "write runtime.csv and runtime.png/.svg to this `directory`; empty writes no files")
@@ -65,7 +66,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	cfg := runtimebed.Config{ExactMax: *exactMax, Components: *components, Lanczos: *lanczos, Width: *width, Reps: *reps}
+	cfg := runtimebed.Config{ExactMax: *exactMax, Components: *components, Lanczos: *lanczos, Width: *width, Reps: *reps, Probes: *probes}
 	for _, f := range strings.Split(*sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < max(20, *components+1) || v > 8192 {
@@ -82,6 +83,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usagef("--width: %g, want a positive finite number", *width)
 	case *reps < 1:
 		return usagef("--reps: %d, want at least 1", *reps)
+	case *probes < 0 || *probes == 1:
+		return usagef("--probes: %d, want 0 (the library's rule) or at least 2", *probes)
 	}
 	names := strings.Split(*backends, ",")
 	if strings.TrimSpace(*backends) == "all" {

@@ -86,7 +86,7 @@ func TestDoFCompareOnData(t *testing.T) {
 // backend asked for is timed, and the exponent matches the times printed.
 func TestBench(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := kplsRun(t, "bench", "--sizes", "60,120,240", "--reps", "1", "--dof", "approx,lanczos", "--out", dir, "--json")
+	code, out, stderr := kplsRun(t, "bench", "--sizes", "60,120,240", "--reps", "1", "--probes", "8", "--dof", "approx,lanczos", "--out", dir, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -158,6 +158,7 @@ func TestReportUsageErrors(t *testing.T) {
 		{"bench", "--sizes", "5"},
 		{"bench", "--sizes", "100,abc"},
 		{"bench", "--backends", "nope"},
+		{"bench", "--probes", "1"},
 		{"bench", "--dof", "magic"},
 		{"bench", "--width", "0"},
 		{"plot", "extra"},

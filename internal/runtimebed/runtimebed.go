@@ -38,6 +38,7 @@ type Config struct {
 	Lanczos    int            // M; default 30
 	Width      float64        // RBF width on standardised features; default 4
 	Reps       int            // repetitions per point, the median is kept; default 3
+	Probes     int            // probes behind the approx DoF; 0 means kpls's rule (64000/n within [16, 64])
 	Backends   []blas.Float64 // default: blas.Default()
 	Methods    []kpls.DoFMethod
 	Progress   func(Point)
@@ -81,7 +82,7 @@ func Run(ctx context.Context, x *mat.Dense, y []float64, c Config) ([]Point, err
 				if meth == kpls.DoFExact && n > c.ExactMax {
 					continue
 				}
-				o := kpls.Options{Width: c.Width, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Backend: bl}
+				o := kpls.Options{Width: c.Width, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Backend: bl, Probes: c.Probes}
 				times := make([]float64, c.Reps)
 				for r := range times {
 					t0 := time.Now()
