@@ -130,24 +130,28 @@ func BenchmarkGemv(b *testing.B) {
 	}
 }
 
-// BenchmarkGemm is C = A·K for an m×n A and the n×n K: with m = 10 the
-// product the approximate DoF repeats (reading K once is the aim), with
-// m = 256 the one the confidence bands repeat (compute bound). GFMA/s
-// counts multiply–adds.
+// BenchmarkGemm is C = A·K for an m×n A and the n×n symmetric K: with
+// m = 17 the product the approximate DoF repeats (16 probes and y), with
+// m = 128 the one the confidence bands repeat (a block of points). op=NN
+// passes K as it is, op=NT as Kᵀ (the same matrix), which lets a backend
+// take dot products of rows. GFMA/s counts multiply–adds.
 func BenchmarkGemm(b *testing.B) {
 	for _, impl := range backends(b) {
-		for _, s := range []struct{ m, n int }{{10, 4096}, {10, 8192}, {256, 4096}} {
-			m, n := s.m, s.n
-			b.Run(fmt.Sprintf("backend=%s/m=%d/n=%d", blas.Name(impl), m, n), func(b *testing.B) {
-				k, a, c := symMatrix(n), randVec(m*n), make([]float64, m*n)
-				b.SetBytes(int64(8 * n * n))
-				b.ReportAllocs()
-				for b.Loop() {
-					impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, n, 1, a, n, k, n, 0, c, n)
-				}
-				reportGBs(b, 8*n*n)
-				b.ReportMetric(float64(m*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
-			})
+		for _, s := range []struct{ m, n int }{{17, 4096}, {17, 8192}, {128, 4096}} {
+			for _, op := range []gblas.Transpose{gblas.NoTrans, gblas.Trans} {
+				m, n := s.m, s.n
+				name := map[gblas.Transpose]string{gblas.NoTrans: "NN", gblas.Trans: "NT"}[op]
+				b.Run(fmt.Sprintf("backend=%s/op=%s/m=%d/n=%d", blas.Name(impl), name, m, n), func(b *testing.B) {
+					k, a, c := symMatrix(n), randVec(m*n), make([]float64, m*n)
+					b.SetBytes(int64(8 * n * n))
+					b.ReportAllocs()
+					for b.Loop() {
+						impl.Dgemm(gblas.NoTrans, op, m, n, n, 1, a, n, k, n, 0, c, n)
+					}
+					reportGBs(b, 8*n*n)
+					b.ReportMetric(float64(m*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
+				})
+			}
 		}
 	}
 }

@@ -12,12 +12,13 @@
 //
 //   - "go" (PureGo, the default without build tags): gonum's pure-Go
 //     implementation whose Dgemv (no transpose, unit strides), Dsymv
-//     (unit strides) and Dgemm (no transposes, n ≥ 8) use the AVX2/FMA
+//     (unit strides) and Dgemm (A not transposed, n ≥ 8) use the AVX2/FMA
 //     kernels of internal/simd, run in parallel over GOMAXPROCS goroutines
 //     for large matrices. Dsymv reads only the named triangle, as BLAS
 //     requires, so a symmetric n×n matrix costs n²/2 element reads per
 //     product; Dgemm reads B once per 32 rows of A, where gonum reads it
-//     once per row for a short A.
+//     once per row for a short A, and with B transposed computes dot
+//     products of rows, twelve at a time in registers.
 //
 //   - "gonum" (Gonum): gonum.org/v1/gonum/blas/gonum unchanged.
 //

@@ -141,7 +141,9 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 		if j > 0 {
 			betaPrev = d(j-1, j)
 		}
-		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, s1, n, n, 1, cur, n, k, n, 0, next, n)
+		// K is symmetric and stored in full, so W·Kᵀ = W·K; transposed, a
+		// backend can take dot products of rows (simd.GemmNT in "go").
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, s1, n, n, 1, cur, n, k, n, 0, next, n)
 		if j == 0 {
 			for i := 0; i < s; i++ {
 				a1[i] = bl.Ddot(n, z[i*n:], 1, next[i*n:], 1)

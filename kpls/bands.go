@@ -148,7 +148,8 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 			}
 			// s += q/θ (first rows+1); q −= qK/θ (all rows).
 			bl.Daxpy((rows+1)*n, 1/th, q, 1, s, 1)
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, w, n, n, 1, q, n, k, n, 0, kq, n)
+			// Q·Kᵀ = Q·K: K is symmetric and stored in full.
+			bl.Dgemm(gblas.NoTrans, gblas.Trans, w, n, n, 1, q, n, k, n, 0, kq, n)
 			bl.Daxpy(w*n, -1/th, kq, 1, q, 1)
 		}
 		if !checked {

@@ -81,7 +81,7 @@ func DsymvTest(t *testing.T, impl blas.Float64) {
 	}
 }
 
-// LargeSymvTest checks Dsymv, Dgemv and Dgemm with unit strides on sizes
+// LargeSymvTest checks Dsymv, Dgemv and Dgemm (B plain and transposed) with unit strides on sizes
 // large enough for a backend's parallel paths.
 func LargeSymvTest(t *testing.T, impl blas.Float64) {
 	rng := rand.New(rand.NewPCG(4, 4))
@@ -93,6 +93,8 @@ func LargeSymvTest(t *testing.T, impl blas.Float64) {
 	}
 	gemmCase(t, rng, impl, gblas.NoTrans, gblas.NoTrans, 6, 1100, 301)
 	gemmCase(t, rng, impl, gblas.NoTrans, gblas.NoTrans, 70, 40, 300)
+	gemmCase(t, rng, impl, gblas.NoTrans, gblas.Trans, 17, 1100, 1301)
+	gemmCase(t, rng, impl, gblas.NoTrans, gblas.Trans, 4, 9, 6)
 }
 
 func symvCase(t *testing.T, rng *rand.Rand, impl blas.Float64, ul gblas.Uplo, n, lda, incX, incY int) {

@@ -207,3 +207,37 @@ func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]f
 		}
 	}
 }
+
+//go:noescape
+func dot3x4AVX2(a *float64, lda int, b *float64, ldb, n int, out *[12]float64)
+
+//go:noescape
+func dot3x4AVX512(a *float64, lda int, b *float64, ldb, n int, out *[12]float64)
+
+// useAVX512 selects the AVX-512 variant of the register-blocked dot
+// products (twice the lanes per multiply–add); tests clear it with useAVX2.
+var useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+
+// dot3x4 is dot3x4Generic with the longest prefix it can in assembly.
+func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
+	m := n &^ 3
+	if !useAVX2 || m == 0 {
+		dot3x4Generic(a, lda, b, ldb, n, out)
+		return
+	}
+	_ = a[2*lda+n-1]
+	_ = b[3*ldb+n-1]
+	if m8 := n &^ 7; useAVX512 && m8 > 0 {
+		m = m8
+		dot3x4AVX512(&a[0], lda, &b[0], ldb, m, out)
+	} else {
+		dot3x4AVX2(&a[0], lda, &b[0], ldb, m, out)
+	}
+	if m < n {
+		var t [12]float64
+		dot3x4Generic(a[m:], lda, b[m:], ldb, n-m, &t)
+		for i := range t {
+			out[i] += t[i]
+		}
+	}
+}

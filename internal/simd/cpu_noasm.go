@@ -37,3 +37,9 @@ func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
 func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64) {
 	symRank8Generic(a, lda, x, y, xs, out)
 }
+
+func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
+	dot3x4Generic(a, lda, b, ldb, n, out)
+}
+
+var useAVX512 = false

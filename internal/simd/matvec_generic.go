@@ -67,3 +67,20 @@ func symRank8Generic(a []float64, lda int, x, y []float64, xs *[8][4]float64, ou
 	}
 	*out = s
 }
+
+// dot3x4Generic sets out[4r+q] = Σ_{k<n} a[r·lda+k]·b[q·ldb+k] for r < 3
+// and q < 4: the block of A·Bᵀ for three rows of A and four rows of B. It
+// is the reference for dot3x4AVX2, which sums in another order.
+func dot3x4Generic(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
+	var s [12]float64
+	for r := range 3 {
+		ar := a[r*lda : r*lda+n]
+		for q := range 4 {
+			bq := b[q*ldb : q*ldb+n]
+			for k, v := range ar {
+				s[4*r+q] += v * bq[k]
+			}
+		}
+	}
+	*out = s
+}
