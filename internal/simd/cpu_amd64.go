@@ -15,26 +15,50 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func expAVX2(dst, src *float64, n int, scale float64)
 
-// expAsm runs the assembly kernel on the longest prefix it handles and
-// returns that prefix's length.
+//go:noescape
+func expAVX512(dst, src *float64, n int, scale float64)
+
+// expAsm runs the assembly kernels on the longest prefix they handle (AVX-512
+// on multiples of 8 where the CPU has it, AVX2 on the rest of the multiple
+// of 4) and returns that prefix's length.
 func expAsm(dst, x []float64, s float64) int {
 	n := len(x) &^ 3
 	if !useAVX2 || n == 0 {
 		return 0
 	}
-	expAVX2(&dst[0], &x[0], n, s)
+	done := 0
+	if n8 := len(x) &^ 7; useAVX512 && n8 > 0 {
+		expAVX512(&dst[0], &x[0], n8, s)
+		done = n8
+	}
+	if done < n {
+		expAVX2(&dst[done], &x[done], n-done, s)
+	}
 	return n
 }
 
 //go:noescape
 func sqDistAVX2(dst, xt *float64, ld int, xi *float64, d, n int)
 
+//go:noescape
+func sqDistAVX512(dst, xt *float64, ld int, xi *float64, d, n int)
+
+// sqDistAsm runs the AVX-512 kernel on the multiple of 8 where the CPU has
+// it and AVX2 on the rest of the multiple of 4; it returns how many
+// columns it did.
 func sqDistAsm(dst, xt []float64, ld int, xi []float64) int {
 	n := len(dst) &^ 3
 	if !useAVX2 || n == 0 {
 		return 0
 	}
-	sqDistAVX2(&dst[0], &xt[0], ld, &xi[0], len(xi), n)
+	done := 0
+	if n8 := len(dst) &^ 7; useAVX512 && n8 > 0 {
+		sqDistAVX512(&dst[0], &xt[0], ld, &xi[0], len(xi), n8)
+		done = n8
+	}
+	if done < n {
+		sqDistAVX2(&dst[done], &xt[done], ld, &xi[0], len(xi), n-done)
+	}
 	return n
 }
 

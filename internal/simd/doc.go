@@ -1,16 +1,21 @@
-// Package simd holds the hand-written AVX2+FMA kernels behind kernel-matrix
-// construction and the pure-Go BLAS backend.
+// Package simd holds the hand-written AVX2+FMA (and, for the
+// compute-bound ones, AVX-512) kernels behind kernel-matrix construction and
+// the pure-Go BLAS backend.
 //
 // # Overview
 //
-//   - ScaledExp, Exp: exp over a slice, 4 lanes per instruction.
+//   - ScaledExp, Exp: exp over a slice, 8 lanes per instruction with
+//     AVX-512, 4 with AVX2.
 //   - SqDist: squared distances from one point to many, points stored
-//     feature-major so that four points share each instruction.
+//     feature-major so that eight (AVX-512) or four points share each
+//     instruction.
 //   - Symv: y = α·A·x + β·y for symmetric A reading one triangle only;
 //     Gemv: y = α·A·x + β·y. Both split rows over goroutines for large
 //     matrices, since one core cannot saturate memory bandwidth.
 //   - Gemm: C = α·A·B + β·C, blocked for L1/L2, reading B once per 32
-//     rows of A.
+//     rows of A. GemmNT: C = α·A·Bᵀ + β·C as dot products of rows, twelve
+//     kept in registers (AVX-512 or AVX2); for a symmetric B the faster
+//     way to form A·B.
 //   - Transpose: a blocked 8×4 transpose, for mirroring tiles of a
 //     symmetric matrix.
 //   - StreamCopy, StreamFence: copies with non-temporal stores, for
@@ -29,8 +34,10 @@
 // a different order and agree to rounding.
 //
 // CPU features are detected once, with golang.org/x/sys/cpu, into the
-// package variable useAVX2; tests clear it to exercise the twins in the
-// same binary. Building with -tags noasm, or for another GOARCH, leaves only
+// package variables useAVX2 and useAVX512 (AVX-512F and VL, used by Exp,
+// SqDist and GemmNT); tests clear them to exercise the AVX2 kernels and the
+// twins in the same binary. The AVX-512 kernels perform the AVX2 kernels'
+// operations lane for lane, so results do not depend on which ran. Building with -tags noasm, or for another GOARCH, leaves only
 // the twins (cpu_noasm.go).
 //
 // # Accuracy of Exp

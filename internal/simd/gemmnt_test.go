@@ -56,12 +56,7 @@ func gemmNTCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 // AVX2 alone and with the generic twins.
 func allPaths(t *testing.T, f func(t *testing.T)) {
 	bothPaths(t, f)
-	t.Run("avx2", func(t *testing.T) {
-		saved := useAVX512
-		useAVX512 = false
-		defer func() { useAVX512 = saved }()
-		f(t)
-	})
+	t.Run("avx2", func(t *testing.T) { withoutAVX512(func() { f(t) }) })
 }
 
 func TestGemmNT(t *testing.T) {
