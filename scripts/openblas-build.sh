@@ -4,7 +4,8 @@
 # Usage: scripts/openblas-build.sh [outdir]      (default outdir: ./bin)
 #
 # Installs Debian's libopenblas-dev with apt-get when the library is missing
-# and the script runs as root; otherwise it must already be installed.
+# and the script runs as root (or with password-less sudo); otherwise it
+# must already be installed.
 # Run from anywhere inside the module. CI runs this script natively;
 # Dockerfile.openblas runs it in its builder stage.
 set -eu
@@ -24,9 +25,13 @@ have_openblas() {
 }
 
 if ! have_openblas; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		apt-get update
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas-dev
+	sudo=
+	if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+		sudo="sudo -n"
+	fi
+	if { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && command -v apt-get >/dev/null; then
+		$sudo apt-get update
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas-dev
 	else
 		echo "openblas-build: libopenblas-dev is missing; install it (apt-get install libopenblas-dev)" >&2
 		exit 1
