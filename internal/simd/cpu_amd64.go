@@ -213,7 +213,11 @@ func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
 //go:noescape
 func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
 
-// symRank8 is symRank8Generic with the multiple-of-4 prefix in assembly.
+//go:noescape
+func symRank8AVX512(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+
+// symRank8 is symRank8Generic with the multiple-of-8 (AVX-512) or of 4
+// (AVX2) prefix in assembly.
 func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64) {
 	m := len(x) &^ 3
 	if !useAVX2 || m == 0 {
@@ -222,7 +226,12 @@ func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]f
 	}
 	_ = a[7*lda+len(x)-1]
 	_ = y[len(x)-1]
-	symRank8AVX2(&a[0], lda, &x[0], &y[0], m, xs, out)
+	if m8 := len(x) &^ 7; useAVX512 && m8 > 0 {
+		m = m8
+		symRank8AVX512(&a[0], lda, &x[0], &y[0], m, xs, out)
+	} else {
+		symRank8AVX2(&a[0], lda, &x[0], &y[0], m, xs, out)
+	}
 	if m < len(x) {
 		var t [8]float64
 		symRank8Generic(a[m:], lda, x[m:], y[m:len(x)], xs, &t)

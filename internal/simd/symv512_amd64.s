@@ -1,0 +1,83 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// HSUMY leaves [ΣA, ΣB, ΣC, ΣD] in A; B and D are overwritten.
+#define HSUMY(A, B, C, D) \
+	VHADDPD    B, A, A \
+	VHADDPD    D, C, C \
+	VPERM2F128 $0x20, C, A, B \
+	VPERM2F128 $0x31, C, A, D \
+	VADDPD     D, B, A
+
+// FOLD adds the upper half of the 8-lane Z into its lower half Y.
+#define FOLD(Z, Y) \
+	VEXTRACTF64X4 $1, Z, Y16 \
+	VADDPD        Y16, Y, Y
+
+// SYMROWZ handles row r: the row's vector goes into the dot product acc
+// and, scaled by xs[r][0] broadcast from off(BX), into the column sum ysum.
+#define SYMROWZ(addr, acc, off, ysum) \
+	VMOVUPD          addr, Z10 \
+	VFMADD231PD      Z10, Z8, acc \
+	VFMADD231PD.BCST off(BX), Z10, ysum
+
+// func symRank8AVX512(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+//
+// symRank8AVX2 with eight lanes; n is a positive multiple of 8. The column
+// sums of rows 0–3 and 4–7 run in two chains, added before y is stored.
+TEXT ·symRank8AVX512(SB), NOSPLIT, $0-56
+	MOVQ   a+0(FP), R8
+	MOVQ   lda+8(FP), DX
+	SHLQ   $3, DX
+	LEAQ   (DX)(DX*2), R11 // 3·lda bytes
+	LEAQ   (R8)(DX*4), R9  // row 4
+	MOVQ   x+16(FP), SI
+	MOVQ   y+24(FP), DI
+	MOVQ   n+32(FP), CX
+	MOVQ   xs+40(FP), BX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+loop:
+	VMOVUPD (SI), Z8
+	VMOVUPD (DI), Z9
+	VPXORQ  Z11, Z11, Z11
+	SYMROWZ((R8), Z0, 0, Z9)
+	SYMROWZ((R9), Z4, 128, Z11)
+	SYMROWZ((R8)(DX*1), Z1, 32, Z9)
+	SYMROWZ((R9)(DX*1), Z5, 160, Z11)
+	SYMROWZ((R8)(DX*2), Z2, 64, Z9)
+	SYMROWZ((R9)(DX*2), Z6, 192, Z11)
+	SYMROWZ((R8)(R11*1), Z3, 96, Z9)
+	SYMROWZ((R9)(R11*1), Z7, 224, Z11)
+	VADDPD  Z11, Z9, Z9
+	VMOVUPD Z9, (DI)
+	ADDQ    $64, R8
+	ADDQ    $64, R9
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $8, CX
+	JNZ     loop
+
+	FOLD(Z0, Y0)
+	FOLD(Z1, Y1)
+	FOLD(Z2, Y2)
+	FOLD(Z3, Y3)
+	FOLD(Z4, Y4)
+	FOLD(Z5, Y5)
+	FOLD(Z6, Y6)
+	FOLD(Z7, Y7)
+	MOVQ    out+48(FP), AX
+	HSUMY(Y0, Y1, Y2, Y3)
+	VMOVUPD Y0, (AX)
+	HSUMY(Y4, Y5, Y6, Y7)
+	VMOVUPD Y4, 32(AX)
+	VZEROUPPER
+	RET
