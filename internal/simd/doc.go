@@ -35,10 +35,11 @@
 //
 // CPU features are detected once, with golang.org/x/sys/cpu, into the
 // package variables useAVX2 and useAVX512 (AVX-512F and VL, used by Exp,
-// SqDist and GemmNT); tests clear them to exercise the AVX2 kernels and the
+// SqDist, Symv and GemmNT); tests clear them to exercise the AVX2 kernels and the
 // twins in the same binary. The AVX-512 Exp and SqDist perform the AVX2
 // kernels' operations lane for lane, so their results do not depend on
-// which ran; GemmNT's sums are split differently and agree to rounding. Building with -tags noasm, or for another GOARCH, leaves only
+// which ran; Symv's and GemmNT's sums are split differently and agree to
+// rounding. Building with -tags noasm, or for another GOARCH, leaves only
 // the twins (cpu_noasm.go).
 //
 // # Accuracy of Exp
