@@ -1,5 +1,5 @@
 // Package simd holds the hand-written AVX2+FMA (and, for the
-// compute-bound ones, AVX-512) kernels behind kernel-matrix construction and
+// hottest ones, AVX-512) kernels behind kernel-matrix construction and
 // the pure-Go BLAS backend.
 //
 // # Overview
