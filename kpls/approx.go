@@ -76,8 +76,7 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 		return s
 	}
 	nDefl := max(steps-1-mMax, 0)
-	_, u, ok := ritz(l, steps, steps)
-	sig, _, _ := ritz(l, steps, steps)
+	sig, u, ok := ritz(l, steps, steps)
 	if !ok {
 		return dof, se, nil
 	}

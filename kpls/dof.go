@@ -64,7 +64,7 @@ func lanczosDoF(l []float64, ld, M, mMax int) []float64 {
 	const eps = 0x1p-52
 	out := make([]float64, mMax+1)
 	out[0] = 1
-	mu, _, ok := ritz(l, ld, M)
+	mu, uM, ok := ritz(l, ld, M)
 	for m := 1; m <= mMax; m++ {
 		out[m] = math.NaN()
 		if !ok {
@@ -72,7 +72,10 @@ func lanczosDoF(l []float64, ld, M, mMax int) []float64 {
 		}
 		theta, _, ok1 := ritz(l, ld, m)
 		S := min(ld, max(M, 2*m+1))
-		sig, u, ok2 := ritz(l, ld, S)
+		sig, u, ok2 := mu, uM, true
+		if S != M { // one SVD of the M steps serves every m with 2m+1 ≤ M
+			sig, u, ok2 = ritz(l, ld, S)
+		}
 		if !ok1 || !ok2 {
 			continue
 		}
