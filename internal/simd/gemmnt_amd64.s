@@ -1,14 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
-
-// HSUMTO leaves [ΣA, ΣB, ΣC, ΣD] in A; B and D are overwritten.
-#define HSUMTO(A, B, C, D) \
-	VHADDPD    B, A, A \
-	VHADDPD    D, C, C \
-	VPERM2F128 $0x20, C, A, B \
-	VPERM2F128 $0x31, C, A, D \
-	VADDPD     D, B, A
+#include "macros_amd64.h"
 
 // DOTCOL multiplies the vector of row q of B at addr with the three rows
 // of A held in Y12–Y14 into the accumulators of column q.
@@ -79,12 +72,6 @@ loop:
 	VFMADD231PD Z12, Z15, acc0 \
 	VFMADD231PD Z13, Z15, acc1 \
 	VFMADD231PD Z14, Z15, acc2
-
-// FOLDZ adds the upper half of the 8-lane Z into its lower half Y, using
-// Y16 as scratch.
-#define FOLDZ(Z, Y) \
-	VEXTRACTF64X4 $1, Z, Y16 \
-	VADDPD        Y16, Y, Y
 
 // func dot3x4AVX512(a *float64, lda int, b *float64, ldb int, n int, out *[12]float64)
 //

@@ -1,14 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
-
-// Horizontal sums of four accumulators: after it, Y0 = [Σy0, Σy1, Σy2, Σy3].
-#define HSUM4 \
-	VHADDPD    Y1, Y0, Y0 \
-	VHADDPD    Y3, Y2, Y2 \
-	VPERM2F128 $0x20, Y2, Y0, Y1 \
-	VPERM2F128 $0x31, Y2, Y0, Y3 \
-	VADDPD     Y3, Y1, Y0
+#include "macros_amd64.h"
 
 // func dot4AVX2(a *float64, lda int, x *float64, n int, out *[4]float64)
 //
@@ -64,7 +57,7 @@ reduce:
 	VADDPD Y5, Y1, Y1
 	VADDPD Y6, Y2, Y2
 	VADDPD Y7, Y3, Y3
-	HSUM4
+	HSUMTO(Y0, Y1, Y2, Y3)
 	MOVQ    out+32(FP), DI
 	VMOVUPD Y0, (DI)
 	VZEROUPPER
@@ -117,7 +110,7 @@ loop:
 	CMPQ        AX, CX
 	JLT         loop
 
-	HSUM4
+	HSUMTO(Y0, Y1, Y2, Y3)
 	MOVQ    out+48(FP), DI
 	VMOVUPD Y0, (DI)
 	VZEROUPPER
@@ -264,13 +257,13 @@ loop:
 	JNZ     loop
 
 	MOVQ out+48(FP), AX
-	HSUM4
+	HSUMTO(Y0, Y1, Y2, Y3)
 	VMOVUPD Y0, (AX)
 	VMOVAPD Y4, Y0
 	VMOVAPD Y5, Y1
 	VMOVAPD Y6, Y2
 	VMOVAPD Y7, Y3
-	HSUM4
+	HSUMTO(Y0, Y1, Y2, Y3)
 	VMOVUPD Y0, 32(AX)
 	VZEROUPPER
 	RET

@@ -187,11 +187,25 @@ func FuzzMatvecKernels(f *testing.F) {
 	})
 }
 
-func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int) {
+// gemmCase checks Gemm (or, with transB, GemmNT: B stored n×k) against
+// the defining sums, including that the padding of C is left alone and C
+// is ignored when beta is zero.
+func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int, transB bool) {
 	t.Helper()
 	lda, ldb, ldc := k+1, n+2, n+1
+	bRows, bCols := k, n
+	if transB {
+		ldb, bRows, bCols = k+3, n, k
+	}
 	a := randMat(rng, m, k, lda)
-	b := randMat(rng, k, n, ldb)
+	b := randMat(rng, bRows, bCols, ldb)
+	bAt := func(l, j int) float64 { // B[l][j] of the product
+		if transB {
+			return b[j*ldb+l]
+		}
+		return b[l*ldb+j]
+	}
+	name := map[bool]string{false: "Gemm", true: "GemmNT"}[transB]
 	c0 := randMat(rng, m, n, ldc)
 	for _, alpha := range scales {
 		for _, beta := range scales {
@@ -203,27 +217,31 @@ func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int) {
 					}
 				}
 			}
-			Gemm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			if transB {
+				GemmNT(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			} else {
+				Gemm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			}
 			for i := range m {
 				for j := range ldc {
 					got := c[i*ldc+j]
 					if j >= n {
 						if !math.IsNaN(got) {
-							t.Fatalf("Gemm wrote padding at %d,%d", i, j)
+							t.Fatalf("%s wrote padding at %d,%d", name, i, j)
 						}
 						continue
 					}
 					var s, abs float64
 					for l := range k {
-						s += a[i*lda+l] * b[l*ldb+j]
-						abs += math.Abs(a[i*lda+l] * b[l*ldb+j])
+						s += a[i*lda+l] * bAt(l, j)
+						abs += math.Abs(a[i*lda+l] * bAt(l, j))
 					}
 					want := alpha * s
 					if beta != 0 {
 						want += beta * c0[i*ldc+j]
 					}
 					if !closeTo(got, want, abs+math.Abs(c0[i*ldc+j])) {
-						t.Fatalf("Gemm m=%d n=%d k=%d α=%v β=%v: C[%d,%d] = %v, want %v", m, n, k, alpha, beta, i, j, got, want)
+						t.Fatalf("%s m=%d n=%d k=%d α=%v β=%v: C[%d,%d] = %v, want %v", name, m, n, k, alpha, beta, i, j, got, want)
 					}
 				}
 			}
@@ -237,12 +255,12 @@ func TestGemm(t *testing.T) {
 		for _, m := range []int{0, 1, 3, 5} {
 			for _, n := range []int{0, 1, 4, 7, 9} {
 				for _, k := range []int{0, 1, 3, 4, 9} {
-					gemmCase(t, rng, m, n, k)
+					gemmCase(t, rng, m, n, k, false)
 				}
 			}
 		}
-		gemmCase(t, rng, 3, 1500, 130) // several column blocks, parallel by columns
-		gemmCase(t, rng, 75, 40, 300)  // several row chunks, parallel by rows
+		gemmCase(t, rng, 3, 1500, 130, false) // several column blocks, parallel by columns
+		gemmCase(t, rng, 75, 40, 300, false)  // several row chunks, parallel by rows
 	})
 }
 

@@ -1,19 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
-
-// HSUMY leaves [ΣA, ΣB, ΣC, ΣD] in A; B and D are overwritten.
-#define HSUMY(A, B, C, D) \
-	VHADDPD    B, A, A \
-	VHADDPD    D, C, C \
-	VPERM2F128 $0x20, C, A, B \
-	VPERM2F128 $0x31, C, A, D \
-	VADDPD     D, B, A
-
-// FOLD adds the upper half of the 8-lane Z into its lower half Y.
-#define FOLD(Z, Y) \
-	VEXTRACTF64X4 $1, Z, Y16 \
-	VADDPD        Y16, Y, Y
+#include "macros_amd64.h"
 
 // SYMROWZ handles row r: the row's vector goes into the dot product acc
 // and, scaled by xs[r][0] broadcast from off(BX), into the column sum ysum.
@@ -66,18 +54,18 @@ loop:
 	SUBQ    $8, CX
 	JNZ     loop
 
-	FOLD(Z0, Y0)
-	FOLD(Z1, Y1)
-	FOLD(Z2, Y2)
-	FOLD(Z3, Y3)
-	FOLD(Z4, Y4)
-	FOLD(Z5, Y5)
-	FOLD(Z6, Y6)
-	FOLD(Z7, Y7)
+	FOLDZ(Z0, Y0)
+	FOLDZ(Z1, Y1)
+	FOLDZ(Z2, Y2)
+	FOLDZ(Z3, Y3)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z7, Y7)
 	MOVQ    out+48(FP), AX
-	HSUMY(Y0, Y1, Y2, Y3)
+	HSUMTO(Y0, Y1, Y2, Y3)
 	VMOVUPD Y0, (AX)
-	HSUMY(Y4, Y5, Y6, Y7)
+	HSUMTO(Y4, Y5, Y6, Y7)
 	VMOVUPD Y4, 32(AX)
 	VZEROUPPER
 	RET
