@@ -75,8 +75,9 @@ type Options struct {
 	// capped by the number of steps before the Krylov space breaks down.
 	Lanczos int `json:"lanczos"`
 	// Probes is the number of random probe vectors behind DoFApprox; zero
-	// means 64000/n within [MinProbes, MaxProbes]. Seed seeds them: equal
-	// seeds give equal results.
+	// means 64000/n within [MinProbes, MaxProbes], and at least 2 are
+	// needed for a standard error. Seed seeds them: equal seeds give equal
+	// results.
 	Probes int    `json:"probes,omitempty"`
 	Seed   uint64 `json:"seed,omitempty"`
 	// RawFeatures switches feature standardisation off (it is on by
