@@ -1,7 +1,8 @@
 // Package bench holds the benchmarks of the performance engine: kernel
-// (Gram) matrix construction and the symmetric matrix–vector product that
-// dominates each KPLS component, with the memory read bandwidth they are
-// limited by. It has no non-test code.
+// (Gram) matrix construction, the symmetric matrix–vector product that
+// dominates each KPLS component, the block products of the DoF and bands,
+// with the memory read bandwidth they are limited by, and whole fits. It
+// has no non-test code. `kpls bench` runs the paper's runtime experiment.
 //
 // Run, for example:
 //
@@ -20,9 +21,15 @@
 //     matrices larger than the caches: their MB/s (bytes actually read:
 //     one triangle for Dsymv, the whole matrix for Dgemv) should approach
 //     the parallel read bandwidth.
-//   - BenchmarkGemm is A·K for a 10-row A (compute bound at 10 FMAs per
-//     element of K once K is read only once) and a 256-row A (compute
-//     bound), reported in GFMA/s.
+//   - BenchmarkGemm is A·K for a 17-row A (one step of the approximate
+//     DoF: 16 probes and y) and a 128-row A (a block of points for the
+//     confidence bands), both compute bound, in GFMA/s; op=NT passes the
+//     symmetric K transposed, as kpls does, which the "go" backend turns
+//     into register-blocked dot products of rows.
+//   - BenchmarkFit times a fit with M = 30 components and no DoF against
+//     m ≤ 10 with the lanczos and approx DoF from 30 Lanczos steps;
+//     BenchmarkExactVersusApprox the cubic exact DoF against them;
+//     BenchmarkBands predictions with and without 98 % bands.
 //   - BenchmarkGram computes n(n−1)/2 exponentials and writes n² values:
 //     compute (distances, exp, transposes) and the write of K add up,
 //     roughly two thirds and one third at n = 8192, d = 8. BenchmarkExp
