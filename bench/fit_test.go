@@ -75,7 +75,7 @@ func BenchmarkExactVersusApprox(b *testing.B) {
 }
 
 // BenchmarkBands times confidence bands for a batch of new points and for
-// one point: 2m products of K with the block (compute bound for batches).
+// one point: m products of K with the block (compute bound for batches).
 func BenchmarkBands(b *testing.B) {
 	n := 8192
 	if testing.Short() {

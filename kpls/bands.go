@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/kpls-go/kpls/blas"
 	"github.com/kpls-go/kpls/internal/gram"
 )
 
@@ -39,8 +40,9 @@ const unreliableTol = 1e-6
 
 // PredictBands returns predictions for the rows of x with first-order
 // confidence intervals f(x) ± z·se(x), se(x)² = σ̂_m²(‖H_mᵀk_c(x)‖² + 1/n),
-// where H_m = ∂α_m/∂y and σ̂_m comes from the model's DoF. Cost: 2·comp
-// products of the n×n kernel matrix with blocks of points.
+// where H_m = ∂α_m/∂y and σ̂_m comes from the model's DoF. Cost: comp
+// products of the n×n kernel matrix with blocks of points, plus, on the
+// first request at comp, comp products with the comp scores (kept).
 func (m *Model) PredictBands(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
 	if err := m.checkComponents(comp); err != nil {
 		return nil, err
@@ -116,41 +118,38 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 	n := m.n
 	alpha := m.alpha[comp*n : (comp+1)*n]
 	bl := m.opts.Backend
+	var qt []float64
+	if comp > 0 {
+		if qt, err = m.residualScores(ctx, comp, theta, k); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]Band, p)
 	chunk := min(p, bandChunk)
-	// Rows of work: [k_c(x) … | y_c | b(x) …]; s-recurrence on the first
-	// rows+1, q-recurrence on the rest.
+	// Rows of work: [k_c(x) … | y_c]: the recurrence gives s_m(K) on them.
 	kx := make([]float64, chunk*n)
 	s := make([]float64, (chunk+1)*n)
-	q := make([]float64, (2*chunk+1)*n)
-	kq := make([]float64, (2*chunk+1)*n)
+	q := make([]float64, (chunk+1)*n)
+	kq := make([]float64, (chunk+1)*n)
+	b := make([]float64, chunk*n)
 	cg := make([]float64, chunk*max(comp, 1))
 	checked := false
 	for r0 := 0; r0 < p; r0 += chunk {
 		rows := min(chunk, p-r0)
 		fill(kx, r0, rows)
-		w := 2*rows + 1
+		w := rows + 1
 		copy(q, kx[:rows*n])
 		copy(q[rows*n:], m.yc)
 		if comp == 0 {
-			clear(q[(rows+1)*n : w*n])
+			clear(b[:rows*n])
 		} else {
-			// b = T Gᵀ k, for every row at once.
+			// b = q_m(K) T Gᵀ k, for every row at once.
 			bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, comp, n, 1, kx, n, m.g, n, 0, cg, comp)
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, cg, comp, m.t, n, 0, q[(rows+1)*n:], n)
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, cg, comp, qt, n, 0, b, n)
 		}
-		for i := range s[:(rows+1)*n] {
-			s[i] = 0
-		}
-		for _, th := range theta {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			// s += q/θ (first rows+1); q −= qK/θ (all rows).
-			bl.Daxpy((rows+1)*n, 1/th, q, 1, s, 1)
-			// Q·Kᵀ = Q·K: K is symmetric and stored in full.
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, w, n, n, 1, q, n, k, n, 0, kq, n)
-			bl.Daxpy(w*n, -1/th, kq, 1, q, 1)
+		clear(s[:w*n])
+		if err := ritzRecurrence(ctx, bl, k, n, theta, q, s, kq, w); err != nil {
+			return nil, err
 		}
 		if !checked {
 			// s_m(K) y_c must reproduce α_m: a direct test of the polynomial evaluation.
@@ -168,7 +167,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 		for i := 0; i < rows; i++ {
 			si := s[i*n : (i+1)*n]
 			var h2, f float64
-			bi := q[(rows+1+i)*n : (rows+2+i)*n]
+			bi := b[i*n : (i+1)*n]
 			ki := kx[i*n : (i+1)*n]
 			for j := range si {
 				h := si[j] + 2*bi[j]
@@ -184,4 +183,50 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 		}
 	}
 	return out, nil
+}
+
+// ritzRecurrence runs q ← (I − K/θ)q over the Ritz values θ of the m-step
+// problem on the w rows of q, adding q/θ to s (when s is not nil) before
+// each step. Afterwards q holds q_m(K)q₀ and s holds s_m(K)q₀ with
+// q_m(λ) = Π(1 − λ/θ) and s_m = (1 − q_m)/λ. kq is w×n scratch.
+func ritzRecurrence(ctx context.Context, bl blas.Float64, k []float64, n int, theta, q, s, kq []float64, w int) error {
+	for _, th := range theta {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s != nil {
+			bl.Daxpy(w*n, 1/th, q, 1, s, 1)
+		}
+		// Q·Kᵀ = Q·K: K is symmetric and stored in full.
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, w, n, n, 1, q, n, k, n, 0, kq, n)
+		bl.Daxpy(w*n, -1/th, kq, 1, q, 1)
+	}
+	return nil
+}
+
+// residualScores returns q_m(K)·T_m (m×n, m = comp), computing it on the
+// first request for m: m products of K with m rows, which every later
+// band at m reuses (the second term of H_mᵀk is this times Gᵀk).
+func (m *Model) residualScores(ctx context.Context, comp int, theta, k []float64) ([]float64, error) {
+	m.qtMu.Lock()
+	qt, ok := m.qt[comp]
+	m.qtMu.Unlock()
+	if ok {
+		return qt, nil
+	}
+	n := m.n
+	qt = append([]float64(nil), m.t[:comp*n]...)
+	if err := ritzRecurrence(ctx, m.opts.Backend, k, n, theta, qt, nil, make([]float64, comp*n), comp); err != nil {
+		return nil, err
+	}
+	m.qtMu.Lock()
+	defer m.qtMu.Unlock()
+	if m.qt == nil {
+		m.qt = map[int][]float64{}
+	}
+	if prev, ok := m.qt[comp]; ok { // another goroutine was first
+		return prev, nil
+	}
+	m.qt[comp] = qt
+	return qt, nil
 }

@@ -38,6 +38,12 @@ type Model struct {
 	kOnce sync.Once
 	kc    []float64
 	kErr  error
+
+	// q_m(K)·T_m (m×n) for the m that confidence bands were asked for,
+	// computed once each: the bands' second term for any point is this
+	// matrix times Gᵀk, with no products with K per point.
+	qtMu sync.Mutex
+	qt   map[int][]float64
 }
 
 // Fit fits kernel PLS to the rows of x (n×d) and the response y, computing

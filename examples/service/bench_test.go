@@ -33,7 +33,7 @@ var benchModel = sync.OnceValues(func() (*kpls.Model, error) {
 // points and batches, with and without 98 % bands, at the model's gMDL
 // choice of components. Besides the mean (ns/op) it reports the median
 // latency. Plain predictions cost n kernel evaluations per point; bands
-// add 2m products of the n×n kernel matrix with blocks of points.
+// add m products of the n×n kernel matrix with blocks of points.
 func BenchmarkPredict(b *testing.B) {
 	if testing.Short() {
 		b.Skip("fitting the n = 8192 model takes a few seconds")
