@@ -57,7 +57,9 @@
 //
 // A Model is immutable after Fit or Load and safe for concurrent use. The
 // centred kernel matrix behind confidence bands is built once, on first
-// use, for a loaded model.
+// use, for a loaded model, and q_m(K)·T_m (m×n) once for each m that bands
+// are asked for; both are caches behind a sync.Once and a mutex, invisible
+// in results.
 //
 // # BLAS
 //
