@@ -15,18 +15,7 @@ const gemmNTChunk = 1024
 // four). For a symmetric B, such as a kernel matrix, A·Bᵀ = A·B. Work is
 // split over GOMAXPROCS goroutines by rows of B (columns of C).
 func GemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if m < 0 || n < 0 || k < 0 || lda < max(k, 1) || ldb < max(k, 1) || ldc < max(n, 1) ||
-		m > 0 && k > 0 && len(a) < (m-1)*lda+k || n > 0 && k > 0 && len(b) < (n-1)*ldb+k ||
-		m > 0 && n > 0 && len(c) < (m-1)*ldc+n {
-		panic("simd: GemmNT bad shape")
-	}
-	if m == 0 || n == 0 {
-		return
-	}
-	for i := range m {
-		scaleY(beta, c[i*ldc:i*ldc+n])
-	}
-	if alpha == 0 || k == 0 {
+	if !gemmNTScale(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	w := workers(m*n*k/8, n/4)
@@ -43,6 +32,31 @@ func GemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb i
 		wg.Go(func() { gemmNTPart(j0, j1, m, k, alpha, a, lda, b, ldb, c, ldc) })
 	}
 	wg.Wait()
+}
+
+// GemmNTSerial is GemmNT on the calling goroutine, for callers that
+// already split their work over goroutines (the tiles of a kernel matrix).
+func GemmNTSerial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if gemmNTScale(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		gemmNTPart(0, n, m, k, alpha, a, lda, b, ldb, c, ldc)
+	}
+}
+
+// gemmNTScale checks the shapes (panicking on a bad one, as BLAS does),
+// sets C = beta·C and reports whether alpha·A·Bᵀ remains to be added.
+func gemmNTScale(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	if m < 0 || n < 0 || k < 0 || lda < max(k, 1) || ldb < max(k, 1) || ldc < max(n, 1) ||
+		m > 0 && k > 0 && len(a) < (m-1)*lda+k || n > 0 && k > 0 && len(b) < (n-1)*ldb+k ||
+		m > 0 && n > 0 && len(c) < (m-1)*ldc+n {
+		panic("simd: GemmNT bad shape")
+	}
+	if m == 0 || n == 0 {
+		return false
+	}
+	for i := range m {
+		scaleY(beta, c[i*ldc:i*ldc+n])
+	}
+	return alpha != 0 && k != 0
 }
 
 // gemmNTPart adds alpha·A·Bᵀ to the columns [j0, j1) of C.

@@ -28,6 +28,38 @@ func TestGemmNT(t *testing.T) {
 	})
 }
 
+// TestGemmNTSerial checks the single-goroutine entry point against the
+// triple loop, on shapes large enough that GemmNT would split them.
+func TestGemmNTSerial(t *testing.T) {
+	allPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(22, 23))
+		for _, s := range []struct{ m, n, k int }{{0, 5, 3}, {4, 0, 3}, {3, 4, 0}, {192, 192, 24}, {7, 301, 1500}, {50, 1001, 72}} {
+			m, n, k := s.m, s.n, s.k
+			lda, ldb, ldc := k+1, k+2, n+3
+			a, b := randMat(rng, m, k, lda), randMat(rng, n, k, ldb)
+			c := randMat(rng, m, n, ldc)
+			want := make([]float64, len(c))
+			for i := range m {
+				for j := range n {
+					var dot float64
+					for l := range k {
+						dot += a[i*lda+l] * b[j*ldb+l]
+					}
+					want[i*ldc+j] = -2*dot + 0.5*c[i*ldc+j]
+				}
+			}
+			GemmNTSerial(m, n, k, -2, a, lda, b, ldb, 0.5, c, ldc)
+			for i := range m {
+				for j := range n {
+					if !closeTo(c[i*ldc+j], want[i*ldc+j], 10*math.Sqrt(float64(k+1))) {
+						t.Fatalf("m=%d n=%d k=%d: C[%d,%d] = %v, want %v", m, n, k, i, j, c[i*ldc+j], want[i*ldc+j])
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestGemmNTSymmetric checks the use kpls makes of it: for a symmetric K,
 // A·Kᵀ equals Gemm's A·K.
 func TestGemmNTSymmetric(t *testing.T) {
