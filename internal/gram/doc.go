@@ -11,7 +11,9 @@
 // write the same entry and the context is checked before every tile. From
 // 2²⁰ entries tiles are written with non-temporal stores, which skip
 // reading the destination's cache lines. For the RBF kernel, squared
-// distances come from simd.SqDist over a feature-major copy of x and the
+// distances come from simd.SqDist over a feature-major copy of x (fewer
+// than 24 features) or from one simd.GemmNTSerial product per tile of
+// augmented rows (from 24 features on, where it is faster), and the
 // exponentials from one simd.ScaledExp call per tile.
 //
 // At n = 8192, d = 8 (n(n−1)/2 = 33.5 million exponentials, 512 MiB
@@ -28,10 +30,14 @@
 //
 // # Accuracy
 //
-// Squared distances are summed from differences, never from
-// ‖x‖² + ‖y‖² − 2xᵀy, which cancels catastrophically for close points far
-// from the origin. simd.ScaledExp is within 1 ulp of the correctly rounded
-// exponential, so an entry of K differs from the naive math.Exp loop by a
-// few ulps of the exponent's magnitude. The diagonal is exactly 1 and K is
-// exactly symmetric.
+// Below 24 features squared distances are summed from differences, which
+// keeps full relative accuracy even for close points, and an entry of K
+// differs from the naive math.Exp loop by a few ulps of the exponent's
+// magnitude (simd.ScaledExp is within 1 ulp of the correctly rounded
+// exponential). From 24 features they come from ‖x‖² + ‖y‖² − 2xᵀy about
+// the data's mean: its absolute error is a few ulps of the points' squared
+// distances from the mean, not of their squared distance from the origin
+// (which would cancel catastrophically for close points far from it); a
+// near-duplicate pair may then get an entry above 1 by that rounding. The
+// diagonal is exactly 1 and K is exactly symmetric either way.
 package gram

@@ -57,36 +57,72 @@ func rbfClose(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-14*max(1, arg)*want+1e-300
 }
 
+// productClose compares kernel values from the product form of the
+// squared distances, whose absolute error is a few ulps of the squared
+// norms of the two points about the data's mean (ni, nj), amplified by
+// the scale s = 1/(2·width) in the exponent.
+func productClose(got, want, s, ni, nj float64) bool {
+	return rbfClose(got, want) || math.Abs(got-want) <= 1e-14*s*(ni+nj)*max(want, 1e-300)
+}
+
+// normsAbout returns ‖x_i − x̄‖² for the rows of x, x̄ the mean of base's.
+func normsAbout(x []float64, m int, base []float64, n, d int) []float64 {
+	out := make([]float64, m)
+	for l := range d {
+		var mean float64
+		for j := range n {
+			mean += base[j*d+l]
+		}
+		mean /= float64(max(n, 1))
+		for i := range m {
+			t := x[i*d+l] - mean
+			out[i] += t * t
+		}
+	}
+	return out
+}
+
 var shapes = []struct{ n, d int }{
 	{0, 3}, {1, 3}, {2, 1}, {5, 8}, {127, 3}, {128, 8}, {129, 2}, {300, 8}, {261, 17},
 	{1031, 2}, // large enough for non-temporal stores
 	{6, 0},
+	{200, 24}, {97, 41}, // where RBF switches to the product form
 }
 
 func TestRBF(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sh := range shapes {
 		for _, width := range []float64{0.3, 4} {
-			n, d := sh.n, sh.d
-			x := randPoints(rng, n, d)
-			got := make([]float64, n*n)
-			for i := range got {
-				got[i] = math.NaN()
-			}
-			if err := RBF(context.Background(), got, x, n, d, width); err != nil {
-				t.Fatal(err)
-			}
-			want := naiveRBF(x, n, x, n, d, width)
-			for i := range n {
-				if got[i*n+i] != 1 {
-					t.Fatalf("n=%d d=%d: K[%d,%d] = %v, want 1", n, d, i, i, got[i*n+i])
+			for _, viaProduct := range []bool{false, true} {
+				n, d := sh.n, sh.d
+				x := randPoints(rng, n, d)
+				for i := range x {
+					x[i] += 100 // far from the origin: the product form must centre
 				}
-				for j := range n {
-					if got[i*n+j] != got[j*n+i] {
-						t.Fatalf("n=%d: K not exactly symmetric at %d,%d", n, i, j)
+				got := make([]float64, n*n)
+				for i := range got {
+					got[i] = math.NaN()
+				}
+				if err := rbf(context.Background(), got, x, n, d, width, viaProduct); err != nil {
+					t.Fatal(err)
+				}
+				want := naiveRBF(x, n, x, n, d, width)
+				norm := normsAbout(x, n, x, n, d)
+				for i := range n {
+					if got[i*n+i] != 1 {
+						t.Fatalf("n=%d d=%d: K[%d,%d] = %v, want 1", n, d, i, i, got[i*n+i])
 					}
-					if !rbfClose(got[i*n+j], want[i*n+j]) {
-						t.Fatalf("n=%d d=%d w=%v: K[%d,%d] = %v, want %v", n, d, width, i, j, got[i*n+j], want[i*n+j])
+					for j := range n {
+						if got[i*n+j] != got[j*n+i] {
+							t.Fatalf("n=%d: K not exactly symmetric at %d,%d", n, i, j)
+						}
+						ok := rbfClose(got[i*n+j], want[i*n+j])
+						if viaProduct {
+							ok = productClose(got[i*n+j], want[i*n+j], 1/(2*width), norm[i], norm[j])
+						}
+						if !ok {
+							t.Fatalf("n=%d d=%d w=%v product=%v: K[%d,%d] = %v, want %v", n, d, width, viaProduct, i, j, got[i*n+j], want[i*n+j])
+						}
 					}
 				}
 			}
@@ -104,14 +140,17 @@ func TestRBFClosePoints(t *testing.T) {
 	for i := range x {
 		x[i] = 1000 + 1e-6*rng.Float64()
 	}
-	got := make([]float64, n*n)
-	if err := RBF(context.Background(), got, x, n, d, 1e-12); err != nil {
-		t.Fatal(err)
-	}
 	want := naiveRBF(x, n, x, n, d, 1e-12)
-	for i := range got {
-		if !rbfClose(got[i], want[i]) {
-			t.Fatalf("entry %d: %v, want %v", i, got[i], want[i])
+	// The product form keeps its accuracy here only because it centres.
+	for _, viaProduct := range []bool{false, true} {
+		got := make([]float64, n*n)
+		if err := rbf(context.Background(), got, x, n, d, 1e-12, viaProduct); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if !rbfClose(got[i], want[i]) {
+				t.Fatalf("product=%v: entry %d: %v, want %v", viaProduct, i, got[i], want[i])
+			}
 		}
 	}
 }
@@ -134,19 +173,32 @@ func TestRBFCross(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, m := range []int{0, 1, 7, 150} {
 		for _, sh := range shapes {
-			n, d := sh.n, sh.d
-			z, x := randPoints(rng, m, d), randPoints(rng, n, d)
-			got := make([]float64, m*n+3)
-			got[m*n], got[m*n+1], got[m*n+2] = math.NaN(), math.NaN(), math.NaN()
-			RBFCross(got, z, m, x, n, d, 2)
-			want := naiveRBF(z, m, x, n, d, 2)
-			for i := range want {
-				if !rbfClose(got[i], want[i]) {
-					t.Fatalf("m=%d n=%d d=%d: entry %d = %v, want %v", m, n, d, i, got[i], want[i])
+			for _, viaProduct := range []bool{false, true} {
+				n, d := sh.n, sh.d
+				z, x := randPoints(rng, m, d), randPoints(rng, n, d)
+				for i := range z {
+					z[i] -= 50
 				}
-			}
-			if !math.IsNaN(got[m*n]) || !math.IsNaN(got[m*n+2]) {
-				t.Fatalf("m=%d n=%d: wrote past m·n", m, n)
+				for i := range x {
+					x[i] -= 50
+				}
+				got := make([]float64, m*n+3)
+				got[m*n], got[m*n+1], got[m*n+2] = math.NaN(), math.NaN(), math.NaN()
+				rbfCross(got, z, m, x, n, d, 2, viaProduct)
+				want := naiveRBF(z, m, x, n, d, 2)
+				nz, nx := normsAbout(z, m, x, n, d), normsAbout(x, n, x, n, d)
+				for i := range want {
+					ok := rbfClose(got[i], want[i])
+					if viaProduct {
+						ok = productClose(got[i], want[i], 0.25, nz[i/max(n, 1)], nx[i%max(n, 1)])
+					}
+					if !ok {
+						t.Fatalf("m=%d n=%d d=%d product=%v: entry %d = %v, want %v", m, n, d, viaProduct, i, got[i], want[i])
+					}
+				}
+				if !math.IsNaN(got[m*n]) || !math.IsNaN(got[m*n+2]) {
+					t.Fatalf("m=%d n=%d: wrote past m·n", m, n)
+				}
 			}
 		}
 	}

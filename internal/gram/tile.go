@@ -39,9 +39,16 @@ type rowFunc func(dst []float64, i, c0 int)
 // the vector loop long.
 type tileFunc func(tile []float64)
 
-// kernel describes how to fill a symmetric kernel matrix.
+// blockFunc fills dst (row-major, (r1−r0)×(c1−c0)) with the block rows
+// [r0, r1) × columns [c0, c1) of a kernel matrix, or of intermediates
+// that a tileFunc finishes, all at once (through a matrix product).
+type blockFunc func(dst []float64, r0, r1, c0, c1 int)
+
+// kernel describes how to fill a symmetric kernel matrix: row by row, or
+// block by block when block is set.
 type kernel struct {
 	row      rowFunc
+	block    blockFunc
 	finish   tileFunc // nil when row writes final values
 	unitDiag bool     // the diagonal is exactly 1 and is not computed
 }
@@ -125,22 +132,28 @@ type tiler struct {
 
 // fill computes the tile rows [r0, r1) × columns [c0, c1) of the upper
 // triangle into scratch, then writes it and its transpose, the matching
-// tile of the lower triangle, to dst. On a diagonal tile (r0 == c0) only
-// the entries on and right of the diagonal are computed.
+// tile of the lower triangle, to dst. On a diagonal tile (r0 == c0) a
+// row function computes only the entries on and right of the diagonal.
 func (t *tiler) fill(r0, r1, c0, c1 int) {
 	h, w, n := r1-r0, c1-c0, t.n
 	a := t.a[:h*w]
 	onDiag := r0 == c0
-	for i := range h {
-		lo := 0
-		if onDiag {
-			lo = i
-			if t.unitDiag {
-				lo++
+	if t.block != nil {
+		// On a diagonal tile this also computes the entries below the
+		// diagonal, which the mirroring then overwrites.
+		t.block(a, r0, r1, c0, c1)
+	} else {
+		for i := range h {
+			lo := 0
+			if onDiag {
+				lo = i
+				if t.unitDiag {
+					lo++
+				}
 			}
-		}
-		if lo < w {
-			t.row(a[i*w+lo:i*w+w], r0+i, c0+lo)
+			if lo < w {
+				t.row(a[i*w+lo:i*w+w], r0+i, c0+lo)
+			}
 		}
 	}
 	if t.finish != nil {
