@@ -15,7 +15,8 @@
 //   - Gemm: C = α·A·B + β·C, blocked for L1/L2, reading B once per 32
 //     rows of A. GemmNT: C = α·A·Bᵀ + β·C as dot products of rows, twelve
 //     kept in registers (AVX-512 or AVX2); for a symmetric B the faster
-//     way to form A·B.
+//     way to form A·B. GemmNTSerial is the same on the calling goroutine,
+//     for the tiles of a kernel matrix with many features.
 //   - Transpose: a blocked 8×4 transpose, for mirroring tiles of a
 //     symmetric matrix.
 //   - StreamCopy, StreamFence: copies with non-temporal stores, for
