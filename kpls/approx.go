@@ -13,7 +13,7 @@ import (
 
 // The number of random probe vectors behind DoFApprox defaults to
 // 64000/n within [MinProbes, MaxProbes]: the probes' block products cost
-// s·n² flops per component, cheap for small n, where the standard error
+// s·n² flops per two components, cheap for small n, where the standard error
 // (about 2 %/√(s/16) of the DoF on the slowest-decaying reference case)
 // matters most.
 const (
@@ -37,9 +37,10 @@ const (
 // The first part is exact from the small matrices (t_lᵀ q_m(K) t_l is a
 // diagonal entry of L q_m(D) L⁻¹ while l + m < steps); the second is a
 // Hutchinson estimate with Rademacher probes projected off T_L, where
-// q_m(K)ζ comes from the three-term recurrence of the fit's residual
-// polynomials (the Jacobi matrix is D = LᵀL): one block product with K
-// per m for all probes together.
+// ζᵀq_m(K)ζ comes from the three-term recurrence of the fit's residual
+// polynomials (the Jacobi matrix is D = LᵀL) run to degree ⌈m/2⌉ and
+// doubled through moments (probeForms): one block product with K for all
+// probes together per two values of m.
 //
 // Control variates cut the probes' variance: on the deflated space the
 // traces of K and K² are known exactly (tr K and ‖K‖²_F are O(n²), and
@@ -48,8 +49,9 @@ const (
 // least squares across the probes. The standard error is the residual
 // spread of that fit.
 //
-// y_c rides along as one more row: q_m(K)y_c must equal the fit's residual,
-// which checks the recurrence; where it does not, the value is NaN.
+// y_c rides along as one more row: y_cᵀq_m(K)y_c must equal y_cᵀr_m for
+// the fit's residual r_m, which checks the recurrence and the doubling;
+// where it does not, the value is NaN.
 func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, trK, trK2 float64, l []float64, steps, mMax, probes int, seed uint64) (dof, se []float64, err error) {
 	dof = make([]float64, mMax+1)
 	se = make([]float64, mMax+1)
@@ -120,43 +122,17 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 			trK2 -= v * v
 		}
 	}
-	a1 := make([]float64, s)
-	a2 := make([]float64, s)
 	z = append(z, yc...) // row s: y_c, for the check
-	s1 := s + 1
-	// Three-term recurrence W_{j+1} = (W_j K − D_jj W_j − D_{j−1,j} W_{j−1}) / D_{j+1,j},
-	// with the scalar P_j(0) alongside, so that q_j(K)ζ = W_j / P_j(0).
-	prev := make([]float64, s1*n)
-	cur := append([]float64(nil), z...)
-	next := make([]float64, s1*n)
-	p0Prev, p0 := 0.0, 1.0
+	forms, a1, a2, err := probeForms(ctx, bl, k, n, z, s+1, d, mMax)
+	if err != nil {
+		return nil, nil, err
+	}
+	var yy float64
+	for _, v := range yc {
+		yy += v * v
+	}
 	b := make([]float64, s)
-	for j := 0; j < mMax; j++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		alpha, beta := d(j, j), d(j+1, j)
-		betaPrev := 0.0
-		if j > 0 {
-			betaPrev = d(j-1, j)
-		}
-		// K is symmetric and stored in full, so W·Kᵀ = W·K; transposed, a
-		// backend can take dot products of rows (simd.GemmNT in "go").
-		bl.Dgemm(gblas.NoTrans, gblas.Trans, s1, n, n, 1, cur, n, k, n, 0, next, n)
-		if j == 0 {
-			for i := 0; i < s; i++ {
-				a1[i] = bl.Ddot(n, z[i*n:], 1, next[i*n:], 1)
-				a2[i] = bl.Ddot(n, next[i*n:], 1, next[i*n:], 1)
-			}
-		}
-		for i := range next {
-			next[i] = (next[i] - alpha*cur[i] - betaPrev*prev[i]) / beta
-		}
-		p0Next := (-alpha*p0 - betaPrev*p0Prev) / beta
-		prev, cur, next = cur, next, prev
-		p0Prev, p0 = p0, p0Next
-		m := j + 1
-
+	for m := 1; m <= mMax; m++ {
 		// Deflated part: Σ_{l<L} (1 − [U q_m(Σ²) Uᵀ]_ll); the Krylov term:
 		// Σ_k q_m(σ_k²) ‖U_{1:m,k}‖² over 2m+1 steps.
 		theta, _, ok := ritz(l, steps, m)
@@ -172,19 +148,18 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 			defl += 1 - x
 		}
 		two := krylovTerm(l, steps, m, theta)
-		// Check: q_m(K) y_c against the fit's residual y_c − ŷ_m.
-		var num, den float64
+		// Check: y_cᵀq_m(K)y_c against y_cᵀ(y_c − ŷ_m) from the fit.
+		var yr, rr float64
 		for i, v := range yc {
 			r := v - kr.yhat[m*n+i]
-			e := cur[s*n+i]/p0 - r
-			num += e * e
-			den += r * r
+			yr += v * r
+			rr += r * r
 		}
-		if !(math.Sqrt(num) <= recurrenceTol*math.Sqrt(den)) {
+		if !(math.Abs(forms[m][s]-yr) <= recurrenceTol*math.Sqrt(yy*rr)) {
 			continue
 		}
-		for i := 0; i < s; i++ {
-			b[i] = zz[i] - bl.Ddot(n, z[i*n:], 1, cur[i*n:], 1)/p0
+		for i := range b {
+			b[i] = zz[i] - forms[m][i]
 		}
 		est, sem := controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
 		v := 1 + defl + est + 2*two
@@ -197,7 +172,7 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 }
 
 // recurrenceTol bounds the relative error of the residual-polynomial
-// recurrence, checked on y_c.
+// quadratic forms, checked on y_c.
 const recurrenceTol = 1e-6
 
 // controlVariate estimates E[b] from samples b_i and control samples a1_i,
@@ -294,4 +269,103 @@ func krylovTerm(l []float64, ld, m int, theta []float64) float64 {
 		tr += polyValue(theta, sk) * w
 	}
 	return tr
+}
+
+// probeForms returns forms[m][i] = ζ_iᵀ q_m(K) ζ_i for the rows ζ_i of z
+// (rows×n) and m = 1..mMax, and the control variates ζ_iᵀKζ_i and
+// ‖Kζ_i‖² of the first rows−1 rows, with ⌈mMax/2⌉ block products with K.
+//
+// The vectors W_j = P_j(K)ζ of the orthonormal polynomials of the Jacobi
+// matrix D (α_j = D_jj, β_j = D_{j,j−1}),
+//
+//	β_{j+1} W_{j+1} = K W_j − α_j W_j − β_j W_{j−1},
+//
+// are formed up to j = J = ⌈mMax/2⌉, and their Gram matrix per row gives
+// the moments M(a,b) = ζᵀ P_a(K) P_b(K) ζ for a, b ≤ J. Writing ζᵀP_a K P_bζ
+// through the recurrence on either side gives
+//
+//	β_{b+1} M(a,b+1) = β_{a+1} M(a+1,b) + (α_a − α_b) M(a,b) + β_a M(a−1,b) − β_b M(a,b−1),
+//
+// which moves degree from a to b up to M(0,mMax); then ζᵀq_m(K)ζ =
+// M(0,m)/P_m(0), since q_m = P_m/P_m(0) is the residual polynomial. Half
+// the products of running the recurrence to mMax.
+func probeForms(ctx context.Context, bl blas.Float64, k []float64, n int, z []float64, rows int, d func(i, j int) float64, mMax int) (forms [][]float64, a1, a2 []float64, err error) {
+	J := (mMax + 1) / 2
+	alpha := make([]float64, mMax)
+	beta := make([]float64, mMax+1) // beta[j] = β_j couples j−1 and j
+	for j := range alpha {
+		alpha[j] = d(j, j)
+		beta[j+1] = d(j+1, j)
+	}
+	w := make([][]float64, J+1)
+	w[0] = z
+	a1 = make([]float64, rows-1)
+	a2 = make([]float64, rows-1)
+	for j := 0; j < J; j++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, err
+		}
+		next := make([]float64, rows*n)
+		// K is symmetric and stored in full, so W·Kᵀ = W·K; transposed, a
+		// backend can take dot products of rows (simd.GemmNT in "go").
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, n, n, 1, w[j], n, k, n, 0, next, n)
+		if j == 0 {
+			for i := range a1 {
+				a1[i] = bl.Ddot(n, z[i*n:], 1, next[i*n:], 1)
+				a2[i] = bl.Ddot(n, next[i*n:], 1, next[i*n:], 1)
+			}
+		}
+		cur := w[j]
+		var prev []float64
+		if j > 0 {
+			prev = w[j-1]
+		}
+		for i := range next {
+			v := next[i] - alpha[j]*cur[i]
+			if prev != nil {
+				v -= beta[j] * prev[i]
+			}
+			next[i] = v / beta[j+1]
+		}
+		w[j+1] = next
+	}
+	// P_m(0) by the scalar recurrence.
+	p0 := make([]float64, mMax+1)
+	p0[0] = 1
+	for j := 0; j < mMax; j++ {
+		v := -alpha[j] * p0[j]
+		if j > 0 {
+			v -= beta[j] * p0[j-1]
+		}
+		p0[j+1] = v / beta[j+1]
+	}
+	forms = make([][]float64, mMax+1)
+	for m := range forms {
+		forms[m] = make([]float64, rows)
+	}
+	mom := make([][]float64, J+1) // mom[a][b], a ≤ J, b ≤ mMax
+	for a := range mom {
+		mom[a] = make([]float64, max(J, mMax)+1)
+	}
+	for i := range rows {
+		for a := 0; a <= J; a++ {
+			for b := a; b <= J; b++ {
+				v := bl.Ddot(n, w[a][i*n:], 1, w[b][i*n:], 1)
+				mom[a][b], mom[b][a] = v, v
+			}
+		}
+		for b := J; b < mMax; b++ {
+			for a := 0; a+b < mMax; a++ {
+				v := beta[a+1]*mom[a+1][b] + (alpha[a]-alpha[b])*mom[a][b] - beta[b]*mom[a][b-1]
+				if a > 0 {
+					v += beta[a] * mom[a-1][b]
+				}
+				mom[a][b+1] = v / beta[b+1]
+			}
+		}
+		for m := 1; m <= mMax; m++ {
+			forms[m][i] = mom[0][m] / p0[m]
+		}
+	}
+	return forms, a1, a2, nil
 }

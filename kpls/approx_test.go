@@ -6,7 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
 )
 
 // TestApproxDoFAccuracy holds the approximate DoF to 2 % of the exact DoF
@@ -114,6 +117,119 @@ func TestApproxDoFDeterministic(t *testing.T) {
 		}
 		if d := math.Abs(a.Stats()[k].DoF - c.Stats()[k].DoF); k > 2 && d > 6*(a.dofSE[k]+c.dofSE[k]) {
 			t.Errorf("m=%d: seeds differ by %.3g, standard errors %.2g and %.2g", k, d, a.dofSE[k], c.dofSE[k])
+		}
+	}
+}
+
+// TestProbeForms checks the moment doubling against the spectral form:
+// with K = Σ λ_k u_k u_kᵀ (an eigendecomposition), ζᵀq_m(K)ζ =
+// Σ_k (u_kᵀζ)² P_m(λ_k)/P_m(0), P_m evaluated by the scalar three-term
+// recurrence. The Jacobi matrix comes from a Lanczos run on K from y, as
+// in a fit, and the probes are random, so their measure is not the one
+// the polynomials are orthogonal for; odd and even mMax.
+func TestProbeForms(t *testing.T) {
+	const n, rows = 120, 5
+	rng := rand.New(rand.NewPCG(40, 41))
+	x, _ := sincData(n, 7)
+	k := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			dx := x.At(i, 0) - x.At(j, 0)
+			k[i*n+j] = math.Exp(-dx * dx / (2 * 0.05))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(n, append([]float64(nil), k...)), true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	lambda := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+
+	// Lanczos with full reorthogonalisation from a random start.
+	const steps = 12
+	alpha, beta := make([]float64, steps), make([]float64, steps+1)
+	v := make([][]float64, steps+1)
+	v[0] = make([]float64, n)
+	for i := range v[0] {
+		v[0][i] = rng.NormFloat64()
+	}
+	nrm := math.Sqrt(floats.Dot(v[0], v[0]))
+	for i := range v[0] {
+		v[0][i] /= nrm
+	}
+	for j := 0; j < steps; j++ {
+		w := make([]float64, n)
+		for i := range n {
+			w[i] = floats.Dot(k[i*n:i*n+n], v[j])
+		}
+		alpha[j] = floats.Dot(w, v[j])
+		for pass := 0; pass < 2; pass++ {
+			for q := 0; q <= j; q++ {
+				c := floats.Dot(w, v[q])
+				for i := range w {
+					w[i] -= c * v[q][i]
+				}
+			}
+		}
+		beta[j+1] = math.Sqrt(floats.Dot(w, w))
+		for i := range w {
+			w[i] /= beta[j+1]
+		}
+		v[j+1] = w
+	}
+	d := func(i, j int) float64 {
+		switch {
+		case i == j:
+			return alpha[i]
+		case i == j+1:
+			return beta[i]
+		case j == i+1:
+			return beta[j]
+		}
+		return 0
+	}
+	z := make([]float64, rows*n)
+	for i := range z {
+		z[i] = float64(2*rng.IntN(2) - 1)
+	}
+	for _, mMax := range []int{9, 10} {
+		forms, a1, a2, err := probeForms(context.Background(), blas.Default(), k, n, z, rows, d, mMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range rows {
+			zeta := z[r*n : r*n+n]
+			var wantA1, wantA2 float64
+			c2 := make([]float64, n) // (u_kᵀζ)²
+			for kk := range n {
+				c := 0.0
+				for i := range n {
+					c += u.At(i, kk) * zeta[i]
+				}
+				c2[kk] = c * c
+				wantA1 += c2[kk] * lambda[kk]
+				wantA2 += c2[kk] * lambda[kk] * lambda[kk]
+			}
+			if r < rows-1 && (relErr(a1[r], wantA1) > 1e-10 || relErr(a2[r], wantA2) > 1e-10) {
+				t.Errorf("row %d: control variates %v, %v, want %v, %v", r, a1[r], a2[r], wantA1, wantA2)
+			}
+			for m := 1; m <= mMax; m++ {
+				var want, scale float64
+				for kk := range n {
+					// P_0..P_m at λ_k and at 0.
+					pl, plPrev, p0, p0Prev := 1.0, 0.0, 1.0, 0.0
+					for j := 0; j < m; j++ {
+						pl, plPrev = ((lambda[kk]-alpha[j])*pl-beta[j]*plPrev)/beta[j+1], pl
+						p0, p0Prev = ((0-alpha[j])*p0-beta[j]*p0Prev)/beta[j+1], p0
+					}
+					want += c2[kk] * pl / p0
+					scale += c2[kk] * math.Abs(pl/p0)
+				}
+				if got := forms[m][r]; math.Abs(got-want) > 1e-9*scale {
+					t.Errorf("mMax=%d row %d m=%d: ζᵀq_m(K)ζ = %.12g, spectral %.12g (scale %.3g)", mMax, r, m, got, want, scale)
+				}
+			}
 		}
 	}
 }
