@@ -127,10 +127,7 @@ func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []fl
 	if err != nil {
 		return nil, nil, err
 	}
-	var yy float64
-	for _, v := range yc {
-		yy += v * v
-	}
+	yy := bl.Ddot(n, yc, 1, yc, 1)
 	b := make([]float64, s)
 	for m := 1; m <= mMax; m++ {
 		// Deflated part: Σ_{l<L} (1 − [U q_m(Σ²) Uᵀ]_ll); the Krylov term:

@@ -154,10 +154,7 @@ func TestProbeForms(t *testing.T) {
 	for i := range v[0] {
 		v[0][i] = rng.NormFloat64()
 	}
-	nrm := math.Sqrt(floats.Dot(v[0], v[0]))
-	for i := range v[0] {
-		v[0][i] /= nrm
-	}
+	floats.Scale(1/floats.Norm(v[0], 2), v[0])
 	for j := 0; j < steps; j++ {
 		w := make([]float64, n)
 		for i := range n {
@@ -166,16 +163,11 @@ func TestProbeForms(t *testing.T) {
 		alpha[j] = floats.Dot(w, v[j])
 		for pass := 0; pass < 2; pass++ {
 			for q := 0; q <= j; q++ {
-				c := floats.Dot(w, v[q])
-				for i := range w {
-					w[i] -= c * v[q][i]
-				}
+				floats.AddScaled(w, -floats.Dot(w, v[q]), v[q])
 			}
 		}
-		beta[j+1] = math.Sqrt(floats.Dot(w, w))
-		for i := range w {
-			w[i] /= beta[j+1]
-		}
+		beta[j+1] = floats.Norm(w, 2)
+		floats.Scale(1/beta[j+1], w)
 		v[j+1] = w
 	}
 	d := func(i, j int) float64 {
