@@ -2,6 +2,7 @@ package kpls
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -13,164 +14,379 @@ import (
 
 // The number of random probe vectors behind DoFApprox defaults to
 // 64000/n within [MinProbes, MaxProbes]: the probes' block products cost
-// s·n² flops per two components, cheap for small n, where the standard error
-// (about 2 %/√(s/16) of the DoF on the slowest-decaying reference case)
+// s·n² flops per component, cheap for small n, where the standard error
 // matters most.
 const (
 	MinProbes = 16
 	MaxProbes = 64
 )
 
+// approxInput is what the approximate DoF needs from a fit.
+type approxInput struct {
+	bl         blas.Float64
+	op         blockOp   // products with the centred kernel matrix
+	yc         []float64 // centred response
+	kr         *krylov   // the fit's vectors
+	trK, trK2  float64   // tr K and ‖K‖²_F of the centred kernel matrix
+	lz         *lanczos  // the fit's Lanczos matrix
+	mMax       int       // DoF(m) for m = 1..mMax
+	probes     int
+	seed       uint64
+	progress   func(done, total int)
+}
+
 // approxDoF estimates DoF(m), m = 1..mMax, including the intercept, in
-// quadratic time and with a standard error. It splits
+// quadratic time and with a standard error (docs/design.md §3). It splits
 //
-//	DoF₀(m) = tr p_m(K) + 2 tr(T_mᵀ q_m(K) T_m)
+//	DoF₀(m) = tr p_m(K) + 2 tr(T_mᵀ q_m(K) T_m).
 //
-// and evaluates the second term exactly from the Lanczos matrix (as
-// lanczosDoF). The paper replaces tr p_m(K) by a sum over Ritz values,
-// which misses the bulk of small eigenvalues when the spectrum decays
-// slowly. Here the trace is split along the fit's own orthonormal scores
-// T_L (P = T_L T_Lᵀ):
+// The second term is exact from the Lanczos matrix while the fit ran
+// 2m+1 steps; otherwise the rows of T_m ride along with the probes.
 //
-//	tr p_m(K) = tr(P p_m(K) P) + tr((I−P) p_m(K) (I−P)).
+// The trace of p_m = 1 − q_m is split three ways. K annihilates the
+// constant vector, where p_m = 0. The converged Ritz vectors y_k of K on
+// the fit's scores (K y_k = θ_k y_k to within a residual the caller's
+// tolerance makes negligible) contribute p_m(θ_k) each. The rest is a
+// Hutchinson estimate with Rademacher probes ζ projected off both:
+// ζᵀq_m(K)ζ comes from running the probes through the fit's own residual
+// polynomials (residualForms), one block product per component.
 //
-// The first part is exact from the small matrices (t_lᵀ q_m(K) t_l is a
-// diagonal entry of L q_m(D) L⁻¹ while l + m < steps); the second is a
-// Hutchinson estimate with Rademacher probes projected off T_L, where
-// ζᵀq_m(K)ζ comes from the three-term recurrence of the fit's residual
-// polynomials (the Jacobi matrix is D = LᵀL) run to degree ⌈m/2⌉ and
-// doubled through moments (probeForms): one block product with K for all
-// probes together per two values of m.
+// Deflating the converged Ritz vectors is what keeps that recurrence
+// stable at high degree: near a converged Ritz value q_m is the small
+// solution of its three-term recurrence, and rounding errors there grow
+// by a constant factor per step (Lanczos without reorthogonalisation
+// loses the same way). The probes' blocks are projected off those
+// vectors after every product, where the exact vectors have no component.
 //
 // Control variates cut the probes' variance: on the deflated space the
-// traces of K and K² are known exactly (tr K and ‖K‖²_F are O(n²), and
-// t_lᵀKt_l, ‖Kt_l‖² are entries of LLᵀ), and p_m(λ) is close to
-// c₁λ + c₂λ² on the small eigenvalues that dominate there; c is fitted by
-// least squares across the probes. The standard error is the residual
-// spread of that fit.
-//
-// y_c rides along as one more row: y_cᵀq_m(K)y_c must equal y_cᵀr_m for
-// the fit's residual r_m, which checks the recurrence and the doubling;
-// where it does not, the value is NaN.
-func approxDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, trK, trK2 float64, l []float64, steps, mMax, probes int, seed uint64) (dof, se []float64, err error) {
+// traces of K and K² are known (see controlVariate). y_c rides along,
+// split the same way: y_cᵀq_m(K)y_c must equal y_cᵀr_m for the fit's
+// residual r_m, which checks the recurrence and the deflation; its
+// relative error, carried over to the probes, joins the standard error.
+// A value that fails a check is NaN, with its reason.
+func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []string, err error) {
+	mMax, kr, bl := in.mMax, in.kr, in.bl
+	n := kr.n
+	steps := in.lz.steps
 	dof = make([]float64, mMax+1)
 	se = make([]float64, mMax+1)
+	why = make([]string, mMax+1)
 	dof[0] = 1
 	for m := 1; m <= mMax; m++ {
-		dof[m] = math.NaN()
-		se[m] = math.NaN()
+		dof[m], se[m] = math.NaN(), math.NaN()
 	}
-	if steps < mMax+1 {
-		// The Krylov space is exhausted: K is (numerically) of rank
-		// steps on the data's span, and the Lanczos sum is complete.
-		lz := lanczosDoF(l, steps, steps, mMax)
-		for m := 1; m <= mMax; m++ {
-			dof[m], se[m] = lz[m], 0
-		}
-		return dof, se, nil
+	// Ritz pairs of K on the span of the scores: H = TᵀKT.
+	S := kr.steps
+	kt := make([]float64, S*n)
+	if err := in.op.mulRows(ctx, kt, kr.t[:S*n], S); err != nil {
+		return nil, nil, nil, err
 	}
-	// Jacobi matrix D = LᵀL (tridiagonal in exact arithmetic).
-	d := func(i, j int) float64 {
-		var s float64
-		for r := 0; r <= min(i, j); r++ {
-			s += l[r*steps+i] * l[r*steps+j]
-		}
-		return s
+	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	nDefl := max(steps-1-mMax, 0)
-	sig, u, ok := ritz(l, steps, steps)
-	if !ok {
-		return dof, se, nil
-	}
+	nc := len(defl.theta)
 
-	// Probes, projected off the deflation space T_L.
-	s := probes
-	rng := rand.New(rand.NewPCG(seed, 0x6b706c73))
-	z := make([]float64, s*n)
-	for i := range z {
+	// Krylov terms that L cannot give (2m+1 > steps) come from the block.
+	tRows := 0
+	if 2*mMax+1 > steps {
+		tRows = mMax
+	}
+	s := in.probes
+	rows := s + 1 + tRows // probes, y_c, t_1..t_tRows
+	z := make([]float64, rows*n)
+	rng := rand.New(rand.NewPCG(in.seed, 0x6b706c73))
+	for i := 0; i < s*n; i++ {
 		if rng.Uint64()&1 == 0 {
 			z[i] = 1
 		} else {
 			z[i] = -1
 		}
 	}
-	if nDefl > 0 {
-		c := make([]float64, s*nDefl)
-		bl.Dgemm(gblas.NoTrans, gblas.Trans, s, nDefl, n, 1, z, n, kr.t, n, 0, c, nDefl)
-		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, s, n, nDefl, -1, c, nDefl, kr.t, n, 1, z, n)
+	// Probes off the constant vector (exactly: q_m(0) = 1 there).
+	for i := 0; i < s; i++ {
+		row := z[i*n : (i+1)*n]
+		var mean float64
+		for _, v := range row {
+			mean += v
+		}
+		mean /= float64(n)
+		for j := range row {
+			row[j] -= mean
+		}
 	}
+	copy(z[s*n:], in.yc)
+	copy(z[(s+1)*n:], kr.t[:tRows*n])
+	// Every row off the converged Ritz vectors; their coefficients (y_kᵀζ)
+	// are kept for the rows whose full form is needed (y_c, t_l).
+	coef := defl.project(bl, z, rows)
 	zz := make([]float64, s)
 	for i := range zz {
 		zz[i] = bl.Ddot(n, z[i*n:], 1, z[i*n:], 1)
 	}
-	// Exact traces of K and K² on the deflated space.
-	llt := func(i, j int) float64 {
-		var v float64
-		for r := max(i, j); r < steps; r++ {
-			v += l[i*steps+r] * l[j*steps+r]
+	// Traces of K and K² on the deflated space; trK and trK2 = ‖K‖²_F came
+	// from centring with a rounding error of about ε·(both).
+	trK, trK2 := in.trK, in.trK2
+	const eps = 0x1p-52
+	dA1, dA2 := 64*eps*trK, 64*eps*trK2
+	for k, th := range defl.theta {
+		trK -= th
+		trK2 -= defl.kyy[k]
+	}
+	forms, a1, a2, err := residualForms(ctx, in.op, bl, z, rows, s, in.lz, mMax, defl.project, in.progress)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// q_m at the converged Ritz values, from the fit's own residual:
+	// y_kᵀr_m = q_m(θ_k)·y_kᵀy_c. The product Π(1 − θ_k/θ_i) would be a
+	// tiny factor (θ_k next to a Ritz value of the m-step problem, known
+	// only to rounding) times huge ones, which float64 cannot resolve.
+	yk := coef[s*nc : (s+1)*nc] // y_kᵀy_c
+	yr := make([]float64, nc)
+	qk := func(m int, theta []float64) []float64 {
+		q := make([]float64, nc)
+		if nc == 0 {
+			return q
+		}
+		r := make([]float64, n)
+		for i, v := range in.yc {
+			r[i] = v - kr.yhat[m*n+i]
+		}
+		bl.Dgemv(gblas.NoTrans, nc, n, 1, defl.y, n, r, 1, 0, yr, 1)
+		ynorm := math.Sqrt(bl.Ddot(n, in.yc, 1, in.yc, 1))
+		for k := range q {
+			if math.Abs(yk[k]) > 1e-8*ynorm {
+				q[k] = yr[k] / yk[k]
+			} else {
+				q[k] = polyValue(theta, defl.theta[k])
+			}
+		}
+		return q
+	}
+	// full returns the whole form of row i: its deflated part plus the
+	// projected part from the recurrence.
+	full := func(m, i int, q []float64) float64 {
+		v := forms[m][i]
+		for k := range q {
+			c := coef[i*nc+k]
+			v += c * c * q[k]
 		}
 		return v
 	}
-	// trK and trK2 = ‖K‖²_F came free from centring; what the deflation
-	// removes from them is known to a rounding error of about ε·(both).
-	const eps = 0x1p-52
-	dA1, dA2 := 64*eps*trK, 64*eps*trK2
-	for li := 0; li < nDefl; li++ {
-		trK -= llt(li, li)
-		for i := 0; i < steps; i++ {
-			v := llt(i, li)
-			trK2 -= v * v
-		}
-	}
-	z = append(z, yc...) // row s: y_c, for the check
-	forms, a1, a2, err := probeForms(ctx, bl, k, n, z, s+1, d, mMax)
-	if err != nil {
-		return nil, nil, err
-	}
-	yy := bl.Ddot(n, yc, 1, yc, 1)
+	yy := bl.Ddot(n, in.yc, 1, in.yc, 1)
 	b := make([]float64, s)
 	for m := 1; m <= mMax; m++ {
-		// Deflated part: Σ_{l<L} (1 − [U q_m(Σ²) Uᵀ]_ll); the Krylov term:
-		// Σ_k q_m(σ_k²) ‖U_{1:m,k}‖² over 2m+1 steps.
-		theta, _, ok := ritz(l, steps, m)
+		theta, ok := in.lz.ritzValues(m)
 		if !ok {
+			why[m] = "the Ritz values could not be computed"
 			continue
 		}
-		var defl float64
-		for li := 0; li < nDefl; li++ {
-			var x float64
-			for kk, sk := range sig {
-				x += u.At(li, kk) * u.At(li, kk) * polyValue(theta, sk)
-			}
-			defl += 1 - x
-		}
-		two := krylovTerm(l, steps, m, theta)
 		// Check: y_cᵀq_m(K)y_c against y_cᵀ(y_c − ŷ_m) from the fit.
 		var yr, rr float64
-		for i, v := range yc {
+		for i, v := range in.yc {
 			r := v - kr.yhat[m*n+i]
 			yr += v * r
 			rr += r * r
 		}
-		if !(math.Abs(forms[m][s]-yr) <= recurrenceTol*math.Sqrt(yy*rr)) {
+		q := qk(m, theta)
+		relY := math.Abs(full(m, s, q)-yr) / math.Sqrt(yy*rr)
+		if !(relY <= recurrenceTol) {
+			why[m] = fmt.Sprintf("the residual polynomial lost accuracy (y_cᵀq_m(K)y_c off by %.2g relative)", relY)
 			continue
+		}
+		// Deflated part: Σ_k p_m(θ_k) over the converged Ritz values.
+		var dp float64
+		for _, v := range q {
+			dp += 1 - v
+		}
+		var two, twoErr float64
+		if 2*m+1 <= steps {
+			// Every S from 2m+1 to the steps run gives the same term in exact
+			// arithmetic; the spread of two of them gauges the rounding.
+			gamma := math.Sqrt(kr.rKr[m] / kr.rKr[0])
+			two = in.lz.krylovTerm(m, 2*m+1, theta, gamma)
+			twoErr = math.Abs(two - in.lz.krylovTerm(m, steps, theta, gamma))
+		} else {
+			for l := 0; l < m; l++ {
+				two += full(m, s+1+l, q)
+			}
 		}
 		for i := range b {
 			b[i] = zz[i] - forms[m][i]
 		}
 		est, sem := controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
-		v := 1 + defl + est + 2*two
-		if !isNaNOrInf(v) {
-			dof[m] = v
-			se[m] = sem
+		// The recurrence's error on y_c, relative to ‖y_c‖‖r_m‖, carried
+		// over to the probes' ‖ζ‖² scale.
+		var zmean float64
+		for _, v := range zz {
+			zmean += v
 		}
+		sem = math.Hypot(math.Hypot(sem, relY*zmean/float64(s)), 2*twoErr)
+		v := 1 + dp + est + 2*two
+		sem = math.Max(sem, seFloor*math.Abs(v))
+		if debugApprox {
+			fmt.Printf("m=%d nc=%d dp=%.10g est=%.10g±%.3g two=%.10g twoErr=%.3g relY=%.3g v=%.10g\n", m, nc, dp, est, sem, two, twoErr, relY, v)
+		}
+		if isNaNOrInf(v) || isNaNOrInf(sem) {
+			why[m] = "the probes' estimate is not finite"
+			continue
+		}
+		dof[m], se[m] = v, sem
 	}
-	return dof, se, nil
+	return dof, se, why, nil
 }
 
 // recurrenceTol bounds the relative error of the residual-polynomial
 // quadratic forms, checked on y_c.
-const recurrenceTol = 1e-6
+const recurrenceTol = 1e-3
+
+// seFloor is the smallest standard error, relative to the DoF, that
+// approxDoF reports: its deterministic parts (the Ritz deflation, the
+// Krylov term) carry rounding that neither the probes' spread nor the y_c
+// check sees. Against the exact DoF (itself checked by finite differences)
+// they were off by at most 3e-4 relative, at the breakdown edge of a
+// one-feature fit where the exact DoF and finite differences differ by
+// 2e-5.
+const seFloor = 5e-4
+
+var debugApprox = false
+
+// ritzTol is the largest residual ‖Ky − θy‖, relative to the largest Ritz
+// value, of a Ritz pair deflated as an eigenpair.
+var ritzTol = 1e-10
+
+// ritzDeflation holds the converged Ritz pairs of K on the fit's scores.
+type ritzDeflation struct {
+	n     int
+	theta []float64 // Ritz values
+	y     []float64 // Ritz vectors, len(theta)×n, orthonormal
+	kyy   []float64 // ‖K y_k‖²
+}
+
+// convergedRitz returns the Ritz pairs of K on span(T) (T: S×n
+// orthonormal rows, kt = T·K) whose residual is below ritzTol.
+func convergedRitz(bl blas.Float64, t, kt []float64, S, n int) (*ritzDeflation, error) {
+	h := make([]float64, S*S)
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, S, S, n, 1, t, n, kt, n, 0, h, S)
+	hs := mat.NewSymDense(S, nil)
+	for i := 0; i < S; i++ {
+		for j := i; j < S; j++ {
+			hs.SetSym(i, j, (h[i*S+j]+h[j*S+i])/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(hs, true) {
+		return nil, fmt.Errorf("%w: the Ritz decomposition of the scores failed", ErrBreakdown)
+	}
+	vals := eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	vt := make([]float64, S*S) // rows: eigenvectors
+	for i := 0; i < S; i++ {
+		for j := 0; j < S; j++ {
+			vt[j*S+i] = v.At(i, j)
+		}
+	}
+	y := make([]float64, S*n)
+	ky := make([]float64, S*n)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, t, n, 0, y, n)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, kt, n, 0, ky, n)
+	top := math.Abs(vals[S-1])
+	d := &ritzDeflation{n: n}
+	for k := S - 1; k >= 0; k-- {
+		var res, kk float64
+		yk, kyk := y[k*n:(k+1)*n], ky[k*n:(k+1)*n]
+		for i := range yk {
+			r := kyk[i] - vals[k]*yk[i]
+			res += r * r
+			kk += kyk[i] * kyk[i]
+		}
+		if math.Sqrt(res) <= ritzTol*top && vals[k] > 0 {
+			d.theta = append(d.theta, vals[k])
+			d.kyy = append(d.kyy, kk)
+			d.y = append(d.y, yk...)
+		}
+	}
+	return d, nil
+}
+
+// project removes the Ritz vectors from each of the rows of z (rows×n)
+// and returns the coefficients (rows×len(theta)) it removed.
+func (d *ritzDeflation) project(bl blas.Float64, z []float64, rows int) []float64 {
+	nc := len(d.theta)
+	if nc == 0 {
+		return nil
+	}
+	c := make([]float64, rows*nc)
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, nc, d.n, 1, z, d.n, d.y, d.n, 0, c, nc)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, d.n, nc, -1, c, nc, d.y, d.n, 1, z, d.n)
+	return c
+}
+
+// residualForms returns forms[m][i] = ζ_iᵀ q_m(K) ζ_i for the rows ζ_i of
+// z (rows×n) and m = 1..mMax, and the control variates ζ_iᵀKζ_i and
+// ‖Kζ_i‖² of the first s rows, with mMax block products with K. After
+// each product, project (if not nil) removes directions in which the
+// exact vectors have no component.
+//
+// q_m(λ) = π_m(λ)/π_m(0) for the characteristic polynomials π_j of the
+// leading j×j block of the Jacobi matrix D (diagonal α_j, off-diagonal
+// β_j), π_{j+1} = (λ − α_j)π_j − β_j²π_{j−1}. Dividing through by π_j(0)
+// gives, with c_j = π_j(0)/π_{j−1}(0) = −α_{j−1} − β_{j−1}²/c_{j−1},
+//
+//	Q_{j+1} = (K Q_j − α_j Q_j − (β_j²/c_j) Q_{j−1}) / c_{j+1},
+//
+// Q_0 = ζ: the vectors stay the size of q_j(K)ζ, whatever the degree.
+func residualForms(ctx context.Context, op blockOp, bl blas.Float64, z []float64, rows, s int, lz *lanczos, mMax int, project func(bl blas.Float64, z []float64, rows int) []float64, progress func(done, total int)) (forms [][]float64, a1, a2 []float64, err error) {
+	n := len(z) / rows
+	alpha, beta := lz.jacobi(mMax)
+	forms = make([][]float64, mMax+1)
+	forms[0] = make([]float64, rows)
+	for i := range rows {
+		forms[0][i] = bl.Ddot(n, z[i*n:], 1, z[i*n:], 1)
+	}
+	a1 = make([]float64, s)
+	a2 = make([]float64, s)
+	prev := make([]float64, rows*n)
+	cur := append([]float64(nil), z...)
+	kq := make([]float64, rows*n)
+	var cPrev float64
+	for j := 0; j < mMax; j++ {
+		if err := op.mulRows(ctx, kq, cur, rows); err != nil {
+			return nil, nil, nil, err
+		}
+		if j == 0 {
+			for i := range a1 {
+				a1[i] = bl.Ddot(n, z[i*n:], 1, kq[i*n:], 1)
+				a2[i] = bl.Ddot(n, kq[i*n:], 1, kq[i*n:], 1)
+			}
+		}
+		// c_{j+1} = −α_j − β_j²/c_j.
+		c := -alpha[j]
+		g := 0.0
+		if j > 0 {
+			g = beta[j] * beta[j] / cPrev
+			c -= g
+		}
+		for i := range kq {
+			kq[i] = (kq[i] - alpha[j]*cur[i] - g*prev[i]) / c
+		}
+		if project != nil {
+			project(bl, kq, rows)
+		}
+		prev, cur, kq = cur, kq, prev
+		cPrev = c
+		f := make([]float64, rows)
+		for i := range rows {
+			f[i] = bl.Ddot(n, z[i*n:], 1, cur[i*n:], 1)
+		}
+		forms[j+1] = f
+		if progress != nil {
+			progress(j+1, mMax)
+		}
+	}
+	return forms, a1, a2, nil
+}
 
 // controlVariate estimates E[b] from samples b_i and control samples a1_i,
 // a2_i whose means A1 ± dA1 and A2 ± dA2 are known, by least squares
@@ -238,131 +454,4 @@ func controlVariate(b, a1, a2 []float64, A1, A2, dA1, dA2 float64) (est, se floa
 		}
 	}
 	return est, se
-}
-
-// polyValue is q_m(λ) = Π_i(1 − λ/θ_i).
-func polyValue(theta []float64, lambda float64) float64 {
-	q := 1.0
-	for _, th := range theta {
-		q *= 1 - lambda/th
-	}
-	return q
-}
-
-// krylovTerm is tr(T_mᵀ q_m(K) T_m) from the leading S = 2m+1 steps of L
-// (see lanczosDoF).
-func krylovTerm(l []float64, ld, m int, theta []float64) float64 {
-	S := min(ld, 2*m+1)
-	sig, u, ok := ritz(l, ld, S)
-	if !ok {
-		return math.NaN()
-	}
-	var tr float64
-	for k, sk := range sig {
-		var w float64
-		for i := 0; i < m; i++ {
-			w += u.At(i, k) * u.At(i, k)
-		}
-		tr += polyValue(theta, sk) * w
-	}
-	return tr
-}
-
-// probeForms returns forms[m][i] = ζ_iᵀ q_m(K) ζ_i for the rows ζ_i of z
-// (rows×n) and m = 1..mMax, and the control variates ζ_iᵀKζ_i and
-// ‖Kζ_i‖² of the first rows−1 rows, with ⌈mMax/2⌉ block products with K.
-//
-// The vectors W_j = P_j(K)ζ of the orthonormal polynomials of the Jacobi
-// matrix D (α_j = D_jj, β_j = D_{j,j−1}),
-//
-//	β_{j+1} W_{j+1} = K W_j − α_j W_j − β_j W_{j−1},
-//
-// are formed up to j = J = ⌈mMax/2⌉, and their Gram matrix per row gives
-// the moments M(a,b) = ζᵀ P_a(K) P_b(K) ζ for a, b ≤ J. Writing ζᵀP_a K P_bζ
-// through the recurrence on either side gives
-//
-//	β_{b+1} M(a,b+1) = β_{a+1} M(a+1,b) + (α_a − α_b) M(a,b) + β_a M(a−1,b) − β_b M(a,b−1),
-//
-// which moves degree from a to b up to M(0,mMax); then ζᵀq_m(K)ζ =
-// M(0,m)/P_m(0), since q_m = P_m/P_m(0) is the residual polynomial. Half
-// the products of running the recurrence to mMax.
-func probeForms(ctx context.Context, bl blas.Float64, k []float64, n int, z []float64, rows int, d func(i, j int) float64, mMax int) (forms [][]float64, a1, a2 []float64, err error) {
-	J := (mMax + 1) / 2
-	alpha := make([]float64, mMax)
-	beta := make([]float64, mMax+1) // beta[j] = β_j couples j−1 and j
-	for j := range alpha {
-		alpha[j] = d(j, j)
-		beta[j+1] = d(j+1, j)
-	}
-	w := make([][]float64, J+1)
-	w[0] = z
-	a1 = make([]float64, rows-1)
-	a2 = make([]float64, rows-1)
-	for j := 0; j < J; j++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, nil, err
-		}
-		next := make([]float64, rows*n)
-		// K is symmetric and stored in full, so W·Kᵀ = W·K; transposed, a
-		// backend can take dot products of rows (simd.GemmNT in "go").
-		bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, n, n, 1, w[j], n, k, n, 0, next, n)
-		if j == 0 {
-			for i := range a1 {
-				a1[i] = bl.Ddot(n, z[i*n:], 1, next[i*n:], 1)
-				a2[i] = bl.Ddot(n, next[i*n:], 1, next[i*n:], 1)
-			}
-		}
-		cur := w[j]
-		var prev []float64
-		if j > 0 {
-			prev = w[j-1]
-		}
-		for i := range next {
-			v := next[i] - alpha[j]*cur[i]
-			if prev != nil {
-				v -= beta[j] * prev[i]
-			}
-			next[i] = v / beta[j+1]
-		}
-		w[j+1] = next
-	}
-	// P_m(0) by the scalar recurrence.
-	p0 := make([]float64, mMax+1)
-	p0[0] = 1
-	for j := 0; j < mMax; j++ {
-		v := -alpha[j] * p0[j]
-		if j > 0 {
-			v -= beta[j] * p0[j-1]
-		}
-		p0[j+1] = v / beta[j+1]
-	}
-	forms = make([][]float64, mMax+1)
-	for m := range forms {
-		forms[m] = make([]float64, rows)
-	}
-	mom := make([][]float64, J+1) // mom[a][b], a ≤ J, b ≤ mMax
-	for a := range mom {
-		mom[a] = make([]float64, max(J, mMax)+1)
-	}
-	for i := range rows {
-		for a := 0; a <= J; a++ {
-			for b := a; b <= J; b++ {
-				v := bl.Ddot(n, w[a][i*n:], 1, w[b][i*n:], 1)
-				mom[a][b], mom[b][a] = v, v
-			}
-		}
-		for b := J; b < mMax; b++ {
-			for a := 0; a+b < mMax; a++ {
-				v := beta[a+1]*mom[a+1][b] + (alpha[a]-alpha[b])*mom[a][b] - beta[b]*mom[a][b-1]
-				if a > 0 {
-					v += beta[a] * mom[a-1][b]
-				}
-				mom[a][b+1] = v / beta[b+1]
-			}
-		}
-		for m := 1; m <= mMax; m++ {
-			forms[m][i] = mom[0][m] / p0[m]
-		}
-	}
-	return forms, a1, a2, nil
 }

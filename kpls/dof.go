@@ -5,38 +5,9 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
 )
-
-// ritz returns the Ritz values of the m-step problem, the eigenvalues of
-// D_m = L_mᵀL_m, as squared singular values of the leading m×m block of L
-// (ld = leading dimension of l), in descending order, together with the
-// left singular vectors U (m×m) of L_m.
-func ritz(l []float64, ld, m int) (theta []float64, u *mat.Dense, ok bool) {
-	if m == 0 {
-		return nil, nil, true
-	}
-	lm := mat.NewDense(m, m, nil)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			lm.Set(i, j, l[i*ld+j])
-		}
-	}
-	var svd mat.SVD
-	if !svd.Factorize(lm, mat.SVDFull) {
-		return nil, nil, false
-	}
-	s := svd.Values(nil)
-	theta = make([]float64, m)
-	for i, v := range s {
-		theta[i] = v * v
-	}
-	u = new(mat.Dense)
-	svd.UTo(u)
-	return theta, u, true
-}
 
 // lanczosTol is the largest relative rounding error (estimated) that the
 // Lanczos DoF may carry before it is reported as unreliable.

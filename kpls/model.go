@@ -219,25 +219,19 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 
 			return nil, err
 		}
 	case DoFApprox:
+		var why []string
 		var err error
-		dof, m.dofSE, err = approxDoF(ctx, o.Backend, k, m.n, yc, kr, tr, frob2, m.l, m.steps, m.valid, o.probes(m.n), o.Seed)
+		dof, m.dofSE, why, err = approxDoF(ctx, approxInput{
+			bl: o.Backend, op: denseOp{o.Backend, k, m.n}, yc: yc, kr: kr, trK: tr, trK2: frob2,
+			lz: newLanczos(m.l, m.steps), mMax: m.valid, probes: o.probes(m.n), seed: o.Seed,
+			progress: func(done, total int) { o.report("dof", width, done, total) },
+		})
 		if err != nil {
 			return nil, err
 		}
-		// The paper's estimate is exact where the Ritz values capture the
-		// whole spectrum (fast decay). Where the probes cannot tell it from
-		// theirs (within two standard errors) it is the better value; where
-		// the probes' recurrence is not reliable the Ritz values are tiny,
-		// the spectrum decays fast, and it is the only one.
-		lz := lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
-		for i := range dof {
-			switch {
-			case math.IsNaN(lz[i]):
-			case math.IsNaN(dof[i]):
-				dof[i], m.dofSE[i] = lz[i], 0
-				m.warns = append(m.warns, fmt.Sprintf("approx DoF for m = %d falls back to the Lanczos estimate", i))
-			case math.Abs(dof[i]-lz[i]) <= 2*m.dofSE[i]:
-				dof[i] = lz[i]
+		for i, r := range why {
+			if r != "" {
+				m.warns = append(m.warns, fmt.Sprintf("approx DoF for m = %d is unknown: %s", i, r))
 			}
 		}
 	default: // lanczos
