@@ -23,16 +23,16 @@ const (
 
 // approxInput is what the approximate DoF needs from a fit.
 type approxInput struct {
-	bl         blas.Float64
-	op         blockOp   // products with the centred kernel matrix
-	yc         []float64 // centred response
-	kr         *krylov   // the fit's vectors
-	trK, trK2  float64   // tr K and ‖K‖²_F of the centred kernel matrix
-	lz         *lanczos  // the fit's Lanczos matrix
-	mMax       int       // DoF(m) for m = 1..mMax
-	probes     int
-	seed       uint64
-	progress   func(done, total int)
+	bl        blas.Float64
+	op        blockOp   // products with the centred kernel matrix
+	yc        []float64 // centred response
+	kr        *krylov   // the fit's vectors
+	trK, trK2 float64   // tr K and ‖K‖²_F of the centred kernel matrix
+	lz        *lanczos  // the fit's Lanczos matrix
+	mMax      int       // DoF(m) for m = 1..mMax
+	probes    int
+	seed      uint64
+	progress  func(done, total int)
 }
 
 // approxDoF estimates DoF(m), m = 1..mMax, including the intercept, in
