@@ -17,7 +17,7 @@ import (
 // s·n² flops per component, cheap for small n, where the standard error
 // matters most.
 const (
-	MinProbes = 16
+	MinProbes = 8
 	MaxProbes = 64
 )
 
@@ -224,9 +224,6 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 		sem = math.Hypot(math.Hypot(sem, relY*zmean/float64(s)), 2*twoErr)
 		v := 1 + dp + est + 2*two
 		sem = math.Max(sem, seFloor*math.Abs(v))
-		if debugApprox {
-			fmt.Printf("m=%d nc=%d dp=%.10g est=%.10g±%.3g two=%.10g twoErr=%.3g relY=%.3g v=%.10g\n", m, nc, dp, est, sem, two, twoErr, relY, v)
-		}
 		if isNaNOrInf(v) || isNaNOrInf(sem) {
 			why[m] = "the probes' estimate is not finite"
 			continue
@@ -248,8 +245,6 @@ const recurrenceTol = 1e-3
 // one-feature fit where the exact DoF and finite differences differ by
 // 2e-5.
 const seFloor = 5e-4
-
-var debugApprox = false
 
 // ritzTol is the largest residual ‖Ky − θy‖, relative to the largest Ritz
 // value, of a Ritz pair deflated as an eigenpair.

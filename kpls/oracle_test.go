@@ -88,6 +88,8 @@ func oracleCases() []oracleCase {
 		{"sinc/w=1", sx, sy, Options{Width: 1, RawFeatures: true}, []int{1, 2, 5}},
 		{"gauss3/w=2", hx, hy, Options{Width: 2}, []int{1, 2, 5, 8}},
 		{"gauss4/linear", gx, gy, Options{Kernel: Linear}, []int{1, 2, 3, 4}},
+		// Near-identity kernel: DoF ≈ n after one component.
+		{"gauss4/w=0.001", gx, gy, Options{Width: 0.001}, []int{1}},
 	}
 }
 

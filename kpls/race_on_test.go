@@ -1,0 +1,5 @@
+//go:build race
+
+package kpls
+
+const raceEnabled = true
