@@ -1,5 +1,5 @@
 //go:build race
 
-package kpls
+package kpls_test
 
 const raceEnabled = true

@@ -35,9 +35,12 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dof", "--compare [flags] | --data F.csv --widths w1,w2 [flags]",
 		"Compares the degrees of freedom of the three methods, exact (cubic, the reference), lanczos (the\n"+
 			"paper's) and approx (this project's), for m = 1..--components: the maximum and mean relative error\n"+
-			"against exact and whether AIC, BIC and gMDL select the same m. --compare runs the built-in test bed\n"+
+			"against exact, and whether AIC, BIC and gMDL select the same m. --compare runs the built-in test bed\n"+
 			"(sinc n=100 with widths 0.01, 0.1, 1; kin8nm sub-sample of --n rows with widths 0.5…8; 8-D uniform\n"+
-			"data with width 0.5); --data runs one case per width on a CSV file. With --out, the report\n"+
+			"data with width 0.5; and the regimes: near-identity kernels, one feature, slow and fast decay on\n"+
+			"kin8nm's first --n rows, wide data, n = 50), with a per-regime summary of approx's worst error, nulls\n"+
+			"and ±2·se coverage over --seeds seeds; --data runs one case per width on a CSV file. The exact DoF is\n"+
+			"cubic: about 2·n³·M flops per case. With --out, the report\n"+
 			"(dof_compare.md), the values (dof_compare.csv) and plots of DoF against m (dof_*.png and .svg)\n"+
 			"are written to that directory.")
 	compare := fs.Bool("compare", false, "run the built-in test bed")
@@ -45,7 +48,8 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 	target := fs.String("target", "", "target `column` of --data; empty means the last column")
 	widths := fs.String("widths", "1", "RBF `widths` for --data, comma-separated (standardised features)")
 	n := fs.Int("n", 1000, "rows of the kin8nm and uniform cases of --compare")
-	components := fs.Int("components", 10, "compare m = 1..`M`")
+	components := fs.Int("components", 40, "compare m = 1..`M`")
+	seeds := fs.Int("seeds", 2, "approx `seeds` per case for the coverage of ±2·se")
 	out := fs.String("out", "", "write the report, CSV and plots to this `directory`; empty writes no files")
 	var c common
 	c.register(fs, false)
@@ -57,6 +61,8 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 		return usagef("dof: give either --compare or --data")
 	case *components < 1:
 		return usagef("--components: %d, want at least 1", *components)
+	case *seeds < 1:
+		return usagef("--seeds: %d, want at least 1", *seeds)
 	case *n < 20 || *n > 8192:
 		return usagef("--n: %d, want 20..8192 (kin8nm has 8192 rows)", *n)
 	}
@@ -86,7 +92,10 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 	if newProgress(c.progress, e.stderr) != nil {
 		logf = func(name string) { fmt.Fprintf(e.stderr, "kpls: DoF of %s (exact, lanczos, approx)\n", name) }
 	}
-	rs, err := dofbed.Run(ctx, cases, *components, logf)
+	if flops := exactFlops(cases, *components); flops > 1e12 {
+		fmt.Fprintf(e.stderr, "kpls: the exact DoF (cubic) takes about %.0f s here (%.1g flops at ~10 GFlop/s)\n", flops/10e9, flops)
+	}
+	rs, err := dofbed.RunSeeds(ctx, cases, *components, *seeds, logf)
 	if err != nil {
 		if *data != "" {
 			return dataErr(*data, err)
@@ -95,6 +104,10 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 	}
 	var report bytes.Buffer
 	if err := dofbed.WriteReport(&report, rs); err != nil {
+		return err
+	}
+	report.WriteString("\n")
+	if err := dofbed.WriteSummary(&report, dofbed.Summarize(cases, rs)); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -109,6 +122,17 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 	}
 	_, err = e.stdout.Write(report.Bytes())
 	return err
+}
+
+// exactFlops estimates the work of the exact DoF over the cases: 2·n³·M
+// for the forward-mode Jacobian of M components.
+func exactFlops(cases []dofbed.Case, components int) float64 {
+	var f float64
+	for _, c := range cases {
+		n := float64(len(c.Y))
+		f += 2 * n * n * n * float64(min(components, len(c.Y)-1))
+	}
+	return f
 }
 
 // writeDoFFiles writes the report, the CSV and one DoF-versus-m figure per

@@ -18,6 +18,9 @@ import (
 // Case is one data set and kernel to compare the estimators on.
 type Case struct {
 	Name string
+	// Regime is the spectral regime the case stands for: fast decay,
+	// slow decay, near-identity, one feature or wide.
+	Regime string
 	X    *mat.Dense
 	Y    []float64
 	Opts kpls.Options // Kernel, Width, RawFeatures; Components and DoF are set by Run
@@ -38,6 +41,9 @@ type Result struct {
 	MaxRel, MeanRel map[kpls.DoFMethod]float64
 	// Refused counts the m for which a method reported no value.
 	Refused map[kpls.DoFMethod]int
+	// Covered counts the (m, seed) whose approx value lies within ±2
+	// standard errors of exact; Valued those with an approx value.
+	Covered, Valued int
 	// Selected[method][criterion] is the m chosen with that method's DoF.
 	Selected map[kpls.DoFMethod]map[kpls.Criterion]int
 	Seconds  map[kpls.DoFMethod]float64
@@ -54,8 +60,16 @@ func (r *Result) SameSelection(method kpls.DoFMethod) bool {
 	return true
 }
 
-// Run fits every case with every method for m up to components.
+// Run fits every case with every method for m up to components, approx
+// with seed 1.
 func Run(ctx context.Context, cases []Case, components int, progress func(string)) ([]Result, error) {
+	return RunSeeds(ctx, cases, components, 1, progress)
+}
+
+// RunSeeds is Run with approx repeated for seeds 1..seeds: its errors,
+// nulls and ±2·se coverage are over every (m, seed); DoF and DoFSE keep
+// seed 1.
+func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress func(string)) ([]Result, error) {
 	var out []Result
 	for _, c := range cases {
 		if progress != nil {
@@ -64,14 +78,26 @@ func Run(ctx context.Context, cases []Case, components int, progress func(string
 		r := Result{Case: c.Name, N: len(c.Y), DoF: map[kpls.DoFMethod][]float64{}, MaxRel: map[kpls.DoFMethod]float64{},
 			MeanRel: map[kpls.DoFMethod]float64{}, Refused: map[kpls.DoFMethod]int{}, Selected: map[kpls.DoFMethod]map[kpls.Criterion]int{}, Seconds: map[kpls.DoFMethod]float64{}}
 		r.Components = components
-		for _, meth := range Methods {
+		fit := func(meth kpls.DoFMethod, seed uint64) (*kpls.Model, error) {
 			o := c.Opts
-			o.Components = components
-			o.DoF = meth
-			t0 := time.Now()
+			o.Components = min(components, len(c.Y)-1)
+			if o.Kernel == kpls.Linear {
+				_, d := c.X.Dims()
+				o.Components = min(o.Components, d)
+			}
+			o.DoF, o.Seed = meth, seed
 			m, err := kpls.Fit(ctx, c.X, c.Y, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", c.Name, meth, err)
+			}
+			return m, nil
+		}
+		var approxRuns [][]kpls.Stats
+		for _, meth := range Methods {
+			t0 := time.Now()
+			m, err := fit(meth, 1)
+			if err != nil {
+				return nil, err
 			}
 			r.Seconds[meth] = time.Since(t0).Seconds()
 			r.Components = min(r.Components, m.Components())
@@ -88,24 +114,53 @@ func Run(ctx context.Context, cases []Case, components int, progress func(string
 			for _, crit := range []kpls.Criterion{kpls.AIC, kpls.BIC, kpls.GMDL} {
 				r.Selected[meth][crit] = m.Select(crit)
 			}
+			if meth == kpls.DoFApprox {
+				approxRuns = append(approxRuns, st)
+				for seed := 2; seed <= seeds; seed++ {
+					m, err := fit(meth, uint64(seed))
+					if err != nil {
+						return nil, err
+					}
+					approxRuns = append(approxRuns, m.Stats())
+				}
+			}
 		}
 		ex := r.DoF[kpls.DoFExact]
-		for _, meth := range Methods[1:] {
+		rel := func(v float64, k int) float64 { return math.Abs(v-ex[k]) / ex[k] }
+		{ // lanczos: one deterministic run
 			var worst, sum float64
 			cnt := 0
 			for k := 1; k <= r.Components; k++ {
-				e := math.Abs(r.DoF[meth][k]-ex[k]) / ex[k]
+				e := rel(r.DoF[kpls.DoFLanczos][k], k)
 				if math.IsNaN(e) {
-					r.Refused[meth]++
+					r.Refused[kpls.DoFLanczos]++
 					continue
 				}
 				worst = math.Max(worst, e)
 				sum += e
 				cnt++
 			}
-			r.MaxRel[meth] = worst
-			r.MeanRel[meth] = sum / float64(max(cnt, 1))
+			r.MaxRel[kpls.DoFLanczos] = worst
+			r.MeanRel[kpls.DoFLanczos] = sum / float64(max(cnt, 1))
 		}
+		var worst, sum float64
+		for _, st := range approxRuns {
+			for k := 1; k <= r.Components; k++ {
+				e := rel(st[k].DoF, k)
+				if math.IsNaN(e) {
+					r.Refused[kpls.DoFApprox]++
+					continue
+				}
+				r.Valued++
+				if math.Abs(st[k].DoF-ex[k]) <= 2*st[k].DoFSE {
+					r.Covered++
+				}
+				worst = math.Max(worst, e)
+				sum += e
+			}
+		}
+		r.MaxRel[kpls.DoFApprox] = worst
+		r.MeanRel[kpls.DoFApprox] = sum / float64(max(r.Valued, 1))
 		out = append(out, r)
 	}
 	return out, nil
@@ -155,24 +210,150 @@ func Subsample(x *mat.Dense, y []float64, n int, seed uint64) (*mat.Dense, []flo
 	return sx, sy
 }
 
-// StandardCases is the test bed: sinc n = 100 with widths 0.01,
-// 0.1, 1 (raw x); kin8nm sub-samples of n rows (standardised) with widths
-// 0.5…8, when kin8nm is given; and 8-D uniform data with a narrow width.
+// ScaledData has d unstandardised features of very different scales
+// (standard deviations 10^0 … 10^(d−1)) and y = sin(x_1) + N(0, 0.1²): an
+// RBF kernel on them is close to the identity.
+func ScaledData(n, d int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range y {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(j)))
+		}
+		y[i] = math.Sin(x.At(i, 0)) + 0.1*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// WideData has d ≫ n standard normal features, two of them informative:
+// y = x_1 + sin(x_2) + N(0, 0.3²).
+func WideData(n, d int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 19))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range y {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		y[i] = x.At(i, 0) + math.Sin(x.At(i, 1)) + 0.3*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// FirstRows returns the first n rows of (x, y).
+func FirstRows(x *mat.Dense, y []float64, n int) (*mat.Dense, []float64) {
+	_, d := x.Dims()
+	return mat.DenseCopyOf(x.Slice(0, n, 0, d)), append([]float64(nil), y[:n]...)
+}
+
+// RegimeCases are the spectral regimes where the approximate DoF used to
+// fail, at many components: near-identity kernels (a width far below the
+// data's spacing, or raw features of very different scales: DoF → n
+// after 1–3 components), one feature (fast decay to the breakdown edge),
+// slow and fast decay on kin8nm's first nKin rows, wide data (d ≫ n,
+// RBF and linear) and a small n. kin8nm cases are left out when kinX is
+// nil.
+func RegimeCases(kinX *mat.Dense, kinY []float64, nKin int) []Case {
+	var cs []Case
+	if kinX != nil {
+		x, y := FirstRows(kinX, kinY, 300)
+		cs = append(cs, Case{Name: "near-identity kin8nm n=300 w=0.05", Regime: "near-identity", X: x, Y: y, Opts: kpls.Options{Width: 0.05}})
+	}
+	px, py := ScaledData(300, 6, 5)
+	cs = append(cs, Case{Name: "near-identity raw-scales n=300 w=4.5", Regime: "near-identity", X: px, Y: py, Opts: kpls.Options{Width: 4.5, RawFeatures: true}})
+	sx, sy := Sinc(400, 3)
+	for _, w := range []float64{0.01, 1} {
+		cs = append(cs, Case{Name: fmt.Sprintf("one-feature sinc n=400 w=%g", w), Regime: "one feature", X: sx, Y: sy, Opts: kpls.Options{Width: w, RawFeatures: true}})
+	}
+	if kinX != nil {
+		x, y := FirstRows(kinX, kinY, nKin)
+		cs = append(cs,
+			Case{Name: fmt.Sprintf("slow-decay kin8nm n=%d w=1", nKin), Regime: "slow decay", X: x, Y: y, Opts: kpls.Options{Width: 1}},
+			Case{Name: fmt.Sprintf("fast-decay kin8nm n=%d w=16", nKin), Regime: "fast decay", X: x, Y: y, Opts: kpls.Options{Width: 16}})
+	}
+	wx, wy := WideData(200, 400, 3)
+	cs = append(cs,
+		Case{Name: "wide d=400 n=200 w=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Width: 200}},
+		Case{Name: "wide-linear d=400 n=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.Linear}})
+	ux, uy := Uniform(50, 3, 21)
+	cs = append(cs, Case{Name: "small uniform3 n=50 w=2", Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Width: 2}})
+	return cs
+}
+
+// StandardCases is the whole test bed: the paper's sinc (n = 100, widths
+// 0.01, 0.1, 1, raw x); kin8nm sub-samples of n rows (standardised) with
+// widths 0.5…8, when kin8nm is given; 8-D uniform data with a narrow
+// width; and RegimeCases (with kin8nm's first n rows).
 func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
 	sx, sy := Sinc(100, 1)
 	var cs []Case
 	for _, w := range []float64{0.01, 0.1, 1} {
-		cs = append(cs, Case{Name: fmt.Sprintf("sinc n=100 w=%g", w), X: sx, Y: sy, Opts: kpls.Options{Width: w, RawFeatures: true}})
+		reg := "fast decay"
+		if w == 0.01 {
+			reg = "slow decay"
+		}
+		cs = append(cs, Case{Name: fmt.Sprintf("sinc n=100 w=%g", w), Regime: reg, X: sx, Y: sy, Opts: kpls.Options{Width: w, RawFeatures: true}})
 	}
 	if kinX != nil {
 		kx, ky := Subsample(kinX, kinY, n, 1)
 		for _, w := range []float64{0.5, 1, 2, 4, 8} {
-			cs = append(cs, Case{Name: fmt.Sprintf("kin8nm n=%d w=%g", len(ky), w), X: kx, Y: ky, Opts: kpls.Options{Width: w}})
+			reg := "slow decay"
+			if w >= 4 {
+				reg = "fast decay"
+			}
+			cs = append(cs, Case{Name: fmt.Sprintf("kin8nm n=%d w=%g", len(ky), w), Regime: reg, X: kx, Y: ky, Opts: kpls.Options{Width: w}})
 		}
 	}
 	ux, uy := Uniform(n, 8, 1)
-	cs = append(cs, Case{Name: fmt.Sprintf("uniform8 n=%d w=0.5", n), X: ux, Y: uy, Opts: kpls.Options{Width: 0.5}})
-	return cs
+	cs = append(cs, Case{Name: fmt.Sprintf("uniform8 n=%d w=0.5", n), Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Width: 0.5}})
+	return append(cs, RegimeCases(kinX, kinY, n)...)
+}
+
+// RegimeSummary is the approx estimator's record over one regime.
+type RegimeSummary struct {
+	Regime                  string
+	Cases                   int
+	MaxRel                  float64 // worst relative error against exact
+	Values, Nulls, Covered int     // (case, m, seed) with a value, without, within ±2·se
+}
+
+// Summarize groups results by regime, in order of first appearance.
+func Summarize(cases []Case, rs []Result) []RegimeSummary {
+	var out []RegimeSummary
+	idx := map[string]int{}
+	for i, r := range rs {
+		reg := cases[i].Regime
+		j, ok := idx[reg]
+		if !ok {
+			j = len(out)
+			idx[reg] = j
+			out = append(out, RegimeSummary{Regime: reg})
+		}
+		s := &out[j]
+		s.Cases++
+		s.MaxRel = math.Max(s.MaxRel, r.MaxRel[kpls.DoFApprox])
+		s.Values += r.Valued
+		s.Nulls += r.Refused[kpls.DoFApprox]
+		s.Covered += r.Covered
+	}
+	return out
+}
+
+// WriteSummary writes the per-regime table: worst error, null fraction
+// and ±2·se coverage of approx.
+func WriteSummary(w io.Writer, ss []RegimeSummary) error {
+	if _, err := fmt.Fprintln(w, "| regime | cases | approx worst error | null | exact within ±2·se |\n|---|---|---|---|---|"); err != nil {
+		return err
+	}
+	for _, s := range ss {
+		tot := s.Values + s.Nulls
+		if _, err := fmt.Fprintf(w, "| %s | %d | %.2f %% | %d of %d | %d of %d (%.0f %%) |\n", s.Regime, s.Cases, 100*s.MaxRel,
+			s.Nulls, tot, s.Covered, s.Values, 100*float64(s.Covered)/float64(max(s.Values, 1))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteReport writes a Markdown table: per case the maximum and mean
