@@ -21,9 +21,9 @@ type Case struct {
 	// Regime is the spectral regime the case stands for: fast decay,
 	// slow decay, near-identity, one feature or wide.
 	Regime string
-	X    *mat.Dense
-	Y    []float64
-	Opts kpls.Options // Kernel, Width, RawFeatures; Components and DoF are set by Run
+	X      *mat.Dense
+	Y      []float64
+	Opts   kpls.Options // Kernel, Width, RawFeatures; Components and DoF are set by Run
 }
 
 // Methods are the estimators compared, exact first.
@@ -312,9 +312,9 @@ func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
 
 // RegimeSummary is the approx estimator's record over one regime.
 type RegimeSummary struct {
-	Regime                  string
-	Cases                   int
-	MaxRel                  float64 // worst relative error against exact
+	Regime                 string
+	Cases                  int
+	MaxRel                 float64 // worst relative error against exact
 	Values, Nulls, Covered int     // (case, m, seed) with a value, without, within ±2·se
 }
 
