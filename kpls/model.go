@@ -23,6 +23,11 @@ type Model struct {
 	yc      []float64 // centred training response
 	colMean []float64 // column means of the uncentred K
 	grand   float64   // grand mean of the uncentred K
+	trK     float64   // trace of the centred K
+	trK2    float64   // ‖K_c‖²_F
+	// prepWarns counts the warnings about the data (kept when the kernel
+	// matrix is refitted with more components).
+	prepWarns int
 	valid   int       // components that passed the breakdown checks
 	steps   int       // Krylov steps run (≥ valid); L is steps×steps
 	lanczos int       // Lanczos steps M behind the approximate DoF
@@ -102,6 +107,7 @@ func prepare(x mat.Matrix, y []float64, opts Options) (*Model, []float64, error)
 			m.warns = append(m.warns, fmt.Sprintf("feature %s is constant: left unscaled", m.featureName(j)))
 		}
 	}
+	m.prepWarns = len(m.warns)
 	return m, xs, nil
 }
 
@@ -124,6 +130,15 @@ func (m *Model) featureName(j int) string {
 // fit builds the centred kernel matrix in k (n×n, reused by Select across
 // widths), runs NIPALS and computes DoF and criteria.
 func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
+	if err := m.buildKernel(ctx, k, xs); err != nil {
+		return err
+	}
+	return m.fitKernel(ctx, k, y)
+}
+
+// buildKernel fills k with the centred kernel matrix of the standardised
+// inputs xs and keeps its column means, trace and Frobenius norm.
+func (m *Model) buildKernel(ctx context.Context, k []float64, xs []float64) error {
 	o := &m.opts
 	n := m.n
 	width := o.kernelWidth()
@@ -132,13 +147,24 @@ func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
 		return err
 	}
 	m.colMean = make([]float64, n)
-	var tr, frob2 float64
-	m.grand, tr, frob2 = gram.CenterStats(k, n, m.colMean)
-	if !(tr > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
-		return fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, tr)
+	m.grand, m.trK, m.trK2 = gram.CenterStats(k, n, m.colMean)
+	if !(m.trK > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
+		return fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, m.trK)
 	}
 	o.report("kernel", width, 1, 1)
+	return nil
+}
 
+// fitKernel runs NIPALS on the centred kernel matrix k for
+// m.opts.Components components and computes DoF and criteria. Run again
+// with more components on the same k, it fits from scratch without
+// rebuilding the kernel matrix.
+func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
+	o := &m.opts
+	n := m.n
+	width := o.kernelWidth()
+	tr, frob2 := m.trK, m.trK2
+	m.warns = m.warns[:m.prepWarns]
 	var sum float64
 	for _, v := range y {
 		sum += v
