@@ -92,15 +92,28 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	if 2*mMax+1 > steps {
 		tRows = mMax
 	}
+	// For small n the unit vectors replace the random probes: the trace
+	// over the deflated space is then exact, at a cost of n rows per
+	// block product.
+	exactTrace := n <= exactTraceMax
 	s := in.probes
+	if exactTrace {
+		s = n
+	}
 	rows := s + 1 + tRows // probes, y_c, t_1..t_tRows
 	z := make([]float64, rows*n)
-	rng := rand.New(rand.NewPCG(in.seed, 0x6b706c73))
-	for i := 0; i < s*n; i++ {
-		if rng.Uint64()&1 == 0 {
-			z[i] = 1
-		} else {
-			z[i] = -1
+	if exactTrace {
+		for i := 0; i < n; i++ {
+			z[i*n+i] = 1
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(in.seed, 0x6b706c73))
+		for i := 0; i < s*n; i++ {
+			if rng.Uint64()&1 == 0 {
+				z[i] = 1
+			} else {
+				z[i] = -1
+			}
 		}
 	}
 	// Probes off the constant vector (exactly: q_m(0) = 1 there).
@@ -214,14 +227,24 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 		for i := range b {
 			b[i] = zz[i] - forms[m][i]
 		}
-		est, sem := controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
+		var est, sem float64
+		if exactTrace {
+			for _, v := range b {
+				est += v
+			}
+		} else {
+			est, sem = controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
+		}
 		// The recurrence's error on y_c, relative to ‖y_c‖‖r_m‖, carried
 		// over to the probes' ‖ζ‖² scale.
 		var zmean float64
 		for _, v := range zz {
 			zmean += v
 		}
-		sem = math.Hypot(math.Hypot(sem, relY*zmean/float64(s)), 2*twoErr)
+		if !exactTrace {
+			zmean /= float64(s) // the estimate is a mean over probes, not a sum
+		}
+		sem = math.Hypot(math.Hypot(sem, relY*zmean), 2*twoErr)
 		v := 1 + dp + est + 2*two
 		sem = math.Max(sem, seFloor*math.Abs(v))
 		if isNaNOrInf(v) || isNaNOrInf(sem) {
@@ -232,6 +255,10 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	}
 	return dof, se, why, nil
 }
+
+// exactTraceMax is the largest n for which approxDoF takes the trace over
+// the deflated space with all n unit vectors instead of random probes.
+const exactTraceMax = 256
 
 // recurrenceTol bounds the relative error of the residual-polynomial
 // quadratic forms, checked on y_c.
