@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -253,7 +254,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	bad := map[string][]byte{
 		"checksum": bytes.Replace(file, []byte(`"n":60`), []byte(`"n":61`), 1),
 		"JSON":     file[:len(file)/2],
-		"newer":    bytes.Replace(file, []byte(`"version":1`), []byte(`"version":99`), 1),
+		"newer":    bytes.Replace(file, []byte(fmt.Sprintf(`"version":%d`, FormatVersion)), []byte(`"version":99`), 1),
 		"format":   []byte(`{"format":"something","version":1}`),
 	}
 	for want, b := range bad {

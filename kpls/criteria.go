@@ -25,6 +25,8 @@ type Stats struct {
 	AIC   float64 `json:"aic"`
 	BIC   float64 `json:"bic"`
 	GMDL  float64 `json:"gmdl"`
+	// GCV is n·RSS/(n − DoFClipped)².
+	GCV float64 `json:"gcv"`
 	// YhatSq is the uncentred squared norm of the fitted values.
 	YhatSq float64 `json:"yhat_sq"`
 }
@@ -36,21 +38,25 @@ func (s Stats) Score(c Criterion) float64 {
 		return s.AIC
 	case BIC:
 		return s.BIC
-	default:
+	case GCV:
+		return s.GCV
+	case GMDL:
 		return s.GMDL
 	}
+	return math.NaN()
 }
 
-// ParseCriterion accepts gmdl, aic or bic (any case).
+// ParseCriterion accepts cv, gcv, gmdl, aic or bic (any case); empty
+// gives GMDL.
 func ParseCriterion(s string) (Criterion, error) {
 	c := Criterion(strings.ToLower(s))
 	switch c {
-	case GMDL, AIC, BIC:
+	case GMDL, AIC, BIC, GCV, CV:
 		return c, nil
 	case "":
 		return GMDL, nil
 	}
-	return "", fmt.Errorf("%w: unknown criterion %q (want gmdl, aic or bic)", ErrBadOption, s)
+	return "", fmt.Errorf("%w: unknown criterion %q (want cv, gcv, gmdl, aic or bic)", ErrBadOption, s)
 }
 
 // fillCriteria computes DoFClipped, σ̂ and the criteria from RSS, DoF and
@@ -58,7 +64,7 @@ func ParseCriterion(s string) (Criterion, error) {
 func fillCriteria(s *Stats, n int, dofMax float64) {
 	nf := float64(n)
 	if math.IsNaN(s.DoF) {
-		s.DoFClipped, s.Sigma, s.AIC, s.BIC, s.GMDL = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		s.DoFClipped, s.Sigma, s.AIC, s.BIC, s.GMDL, s.GCV = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		return
 	}
 	dof := math.Min(math.Max(s.DoF, 1), dofMax)
@@ -67,6 +73,7 @@ func fillCriteria(s *Stats, n int, dofMax float64) {
 	s.Sigma = math.Sqrt(s2)
 	s.AIC = s.RSS/nf + 2*(dof/nf)*s2
 	s.BIC = s.RSS/nf + math.Log(nf)*(dof/nf)*s2
+	s.GCV = nf * s.RSS / ((nf - dof) * (nf - dof))
 	f := s.YhatSq / (dof * s2)
 	if f == 0 {
 		s.GMDL = math.Inf(1)

@@ -45,7 +45,8 @@ func ExampleFit() {
 
 func ExampleSelect() {
 	x, y := sinc(100)
-	sel, err := kpls.Select(context.Background(), x, y, []float64{0.01, 0.1, 1}, kpls.GMDL,
+	sel, err := kpls.Select(context.Background(), x, y,
+		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: []float64{0.01, 0.1, 1}, Criterion: kpls.GMDL, MaxComponents: 10},
 		kpls.Options{RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos})
 	if err != nil {
 		fmt.Println(err)

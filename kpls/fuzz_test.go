@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -65,9 +66,10 @@ func fuzzDamaged(t testing.TB, file []byte) (edited, truncated, newer []byte) {
 	edited = bytes.Clone(file)
 	edited[j] = '0' + (edited[j]-'0'+1)%10
 	truncated = file[:len(file)/2]
-	newer = bytes.Replace(file, []byte(`"version":1,`), []byte(`"version":99,`), 1)
+	cur := fmt.Sprintf(`"version":%d,`, kpls.FormatVersion)
+	newer = bytes.Replace(file, []byte(cur), []byte(`"version":99,`), 1)
 	if bytes.Equal(newer, file) {
-		t.Fatal("no version 1 in the model file")
+		t.Fatalf("no %s in the model file", cur)
 	}
 	return edited, truncated, newer
 }

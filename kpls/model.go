@@ -28,15 +28,16 @@ type Model struct {
 	// prepWarns counts the warnings about the data (kept when the kernel
 	// matrix is refitted with more components).
 	prepWarns int
-	valid   int       // components that passed the breakdown checks
-	steps   int       // Krylov steps run (≥ valid); L is steps×steps
-	lanczos int       // Lanczos steps M behind the approximate DoF
-	alpha   []float64 // (valid+1)×n kernel coefficients α_m
-	t, g    []float64 // valid×n scores and coefficient directions
-	l       []float64 // steps×steps Lanczos matrix L = TᵀKR̂
-	stats   []Stats   // m = 0..valid
-	dofSE   []float64 // standard error of the approximate DoF, nil if none
-	warns   []string
+	valid     int       // components that passed the breakdown checks
+	steps     int       // Krylov steps run (≥ valid); L is steps×steps
+	lanczos   int       // Lanczos steps M behind the approximate DoF
+	alpha     []float64 // (valid+1)×n kernel coefficients α_m
+	t, g      []float64 // valid×n scores and coefficient directions
+	l         []float64 // steps×steps Lanczos matrix L = TᵀKR̂
+	stats     []Stats   // m = 0..valid
+	dofSE     []float64 // standard error of the approximate DoF, nil if none
+	warns     []string
+	chosen    *Choice // how the default m was chosen; nil in files from before it was recorded
 
 	// The centred kernel matrix, kept from Fit or rebuilt on the first
 	// request for confidence bands.
@@ -67,6 +68,11 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 		return nil, err
 	}
 	m.kOnce.Do(func() { m.kc = k })
+	c := m.opts.Criterion
+	m.chosen = &Choice{Criterion: c, M: m.Select(c)}
+	if m.chosen.M == m.valid && m.valid == m.opts.Components && m.valid > 0 {
+		m.warns = append(m.warns, fmt.Sprintf("the %s choice m = %d is the largest fitted: a larger m might score better (Select extends the components by itself)", c, m.valid))
+	}
 	return m, nil
 }
 
@@ -308,13 +314,38 @@ func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
 func (m *Model) Warnings() []string { return append([]string(nil), m.warns...) }
 
 // Select returns the number of components chosen by criterion c: the
-// first local minimum of its score over m = 0..Components().
+// first local minimum of its score over m = 0..Components(), not looking
+// past an unknown DoF. For CV it is the recorded choice of a model that
+// Select chose by cross-validation, and −1 for any other model.
 func (m *Model) Select(c Criterion) int {
+	if c == CV {
+		if m.chosen != nil && m.chosen.Criterion == CV {
+			return m.chosen.M
+		}
+		return -1
+	}
 	score := make([]float64, len(m.stats))
 	for i, s := range m.stats {
 		score[i] = s.Score(c)
 	}
 	return max(FirstLocalMin(score), 0)
+}
+
+// Choice records how a model's default number of components was chosen.
+type Choice struct {
+	Criterion Criterion `json:"criterion"`
+	M         int       `json:"m"`
+}
+
+// Chosen returns the number of components that predictions use by
+// default and how it was chosen: by Select's criterion, or by Fit's
+// Options.Criterion. Model files from before the choice was recorded
+// give gMDL's choice, as they did then.
+func (m *Model) Chosen() Choice {
+	if m.chosen != nil {
+		return *m.chosen
+	}
+	return Choice{Criterion: GMDL, M: m.Select(GMDL)}
 }
 
 // Alpha returns the kernel coefficients α_m (length n); predictions are

@@ -14,7 +14,7 @@ import (
 // version is refused rather than misread.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // envelope is the file: the payload as raw JSON and its SHA-256, so that a
@@ -46,6 +46,8 @@ type payload struct {
 	L        []float64   `json:"l"`
 	Stats    []fileStats `json:"stats"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Chosen is the default m and how it was chosen (version 2 on).
+	Chosen *Choice `json:"chosen,omitempty"`
 }
 
 // fileStats is Stats with NaN written as null (JSON has no NaN).
@@ -53,6 +55,7 @@ type fileStats struct {
 	M                                             int
 	RSS, YhatSq                                   float64
 	DoF, DoFSE, DoFClipped, Sigma, AIC, BIC, GMDL *float64
+	GCV                                           *float64 `json:",omitempty"`
 }
 
 func ptr(v float64) *float64 {
@@ -84,11 +87,11 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	p := payload{
 		Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, X: m.x, YMean: m.yMean, YC: m.yc,
 		ColMean: m.colMean, Grand: m.grand, Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos,
-		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns,
+		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns, Chosen: m.chosen,
 	}
 	for _, s := range m.stats {
 		p.Stats = append(p.Stats, fileStats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: ptr(s.DoF), DoFSE: ptr(s.DoFSE),
-			DoFClipped: ptr(s.DoFClipped), Sigma: ptr(s.Sigma), AIC: ptr(s.AIC), BIC: ptr(s.BIC), GMDL: ptr(s.GMDL)})
+			DoFClipped: ptr(s.DoFClipped), Sigma: ptr(s.Sigma), AIC: ptr(s.AIC), BIC: ptr(s.BIC), GMDL: ptr(s.GMDL), GCV: ptr(s.GCV)})
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -153,12 +156,30 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	}
 	*m = Model{opts: o, n: p.N, d: p.D, scale: p.Scaling, x: p.X, yMean: p.YMean, yc: p.YC,
 		colMean: p.ColMean, grand: p.Grand, valid: p.Valid, steps: p.Steps, lanczos: p.Lanczos,
-		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings}
+		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen}
+	if env.Version < 2 {
+		// Version 1 recorded no choice; its default was gMDL's.
+		m.opts.Criterion = GMDL
+	}
 	for _, s := range p.Stats {
-		m.stats = append(m.stats, Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF), DoFSE: val(s.DoFSE),
-			DoFClipped: val(s.DoFClipped), Sigma: val(s.Sigma), AIC: val(s.AIC), BIC: val(s.BIC), GMDL: val(s.GMDL)})
+		st := Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF), DoFSE: val(s.DoFSE),
+			DoFClipped: val(s.DoFClipped), Sigma: val(s.Sigma), AIC: val(s.AIC), BIC: val(s.BIC), GMDL: val(s.GMDL), GCV: val(s.GCV)}
+		if s.GCV == nil && !math.IsNaN(st.DoFClipped) {
+			// Version 1 had no GCV; it follows from RSS and DoF.
+			nf := float64(p.N)
+			st.GCV = nf * st.RSS / ((nf - st.DoFClipped) * (nf - st.DoFClipped))
+		}
+		m.stats = append(m.stats, st)
 	}
 	return nil
+}
+
+func validCriterion(c Criterion) bool {
+	switch c {
+	case GMDL, AIC, BIC, GCV, CV:
+		return true
+	}
+	return false
 }
 
 // check verifies that every array has the size the model needs, so that
@@ -176,6 +197,10 @@ func (p *payload) check() error {
 		return fmt.Errorf("coefficients of the wrong size")
 	case len(p.Stats) != p.Valid+1:
 		return fmt.Errorf("statistics for %d components, want %d", len(p.Stats), p.Valid+1)
+	case p.Chosen != nil && (p.Chosen.M < 0 || p.Chosen.M > p.Valid):
+		return fmt.Errorf("chosen m = %d outside 0..%d", p.Chosen.M, p.Valid)
+	case p.Chosen != nil && !validCriterion(p.Chosen.Criterion):
+		return fmt.Errorf("chosen by unknown criterion %q", p.Chosen.Criterion)
 	case p.Scaling != nil && (len(p.Scaling.Mean) != d || len(p.Scaling.Scale) != d):
 		return fmt.Errorf("standardisation of the wrong size")
 	case (p.Scaling == nil) != p.Options.RawFeatures:

@@ -42,14 +42,25 @@ const (
 type Criterion string
 
 const (
+	// GMDL, AIC and BIC are the paper's criteria (docs/design.md §4),
+	// each with the model's own σ̂.
 	GMDL Criterion = "gmdl"
 	AIC  Criterion = "aic"
 	BIC  Criterion = "bic"
+	// GCV is generalised cross-validation, n·RSS/(n − DoF)².
+	GCV Criterion = "gcv"
+	// CV is k-fold cross-validation (Select only): the root mean squared
+	// error of the held-out folds.
+	CV Criterion = "cv"
 )
+
+// DefaultFitCriterion is the criterion Fit records its choice of m by
+// when Options.Criterion is empty.
+const DefaultFitCriterion = GCV
 
 // Defaults used when an Options field is zero.
 const (
-	DefaultComponents = 10
+	DefaultComponents = 20
 	DefaultLanczos    = 30
 )
 
@@ -70,6 +81,10 @@ type Options struct {
 	Components int `json:"components"`
 	// DoF is the degrees-of-freedom method; empty means DoFApprox.
 	DoF DoFMethod `json:"dof"`
+	// Criterion is how Fit chooses the m that predictions use by default
+	// (Model.Chosen): GCV, AIC, BIC or GMDL; empty means
+	// DefaultFitCriterion. CV needs refits: use Select.
+	Criterion Criterion `json:"criterion,omitempty"`
 	// Lanczos is the number of Lanczos steps (the paper's m_max) behind the
 	// approximate DoF; zero means max(DefaultLanczos, 2·Components). It is
 	// capped by the number of steps before the Krylov space breaks down.
@@ -148,6 +163,17 @@ func (o Options) resolved(n, d int) (Options, error) {
 	default:
 		return o, fmt.Errorf("%w: %q (want exact, lanczos, approx or none)", ErrDoFMethod, o.DoF)
 	}
+	if o.Criterion == "" {
+		o.Criterion = DefaultFitCriterion
+	}
+	c, err := ParseCriterion(string(o.Criterion))
+	if err != nil {
+		return o, err
+	}
+	if c == CV {
+		return o, fmt.Errorf("%w: criterion cv needs refits on folds: use Select", ErrBadOption)
+	}
+	o.Criterion = c
 	maxComp := o.maxComponents(n, d)
 	if o.Components < 0 {
 		return o, fmt.Errorf("%w: %d components", ErrComponents, o.Components)

@@ -4,90 +4,555 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strings"
 
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Selection is the outcome of model selection over a grid of widths and
+// Defaults of SelectOptions.
+const (
+	// DefaultCriterion is how Select chooses when SelectOptions.Criterion
+	// is empty: measured on held-out data (README, "Choosing a model"),
+	// k-fold cross-validation came closest to cross-validated kernel ridge.
+	DefaultCriterion = CV
+	// DefaultFolds is the number of cross-validation folds.
+	DefaultFolds = 5
+	// DefaultMaxComponents bounds how far Select extends the components
+	// when a choice sits at the largest m fitted.
+	DefaultMaxComponents = 100
+)
+
+// SelectOptions configure Select. The zero value searches the RBF widths
+// d/8, d/4, d/2, d and 2d (d features) and the linear kernel by 5-fold
+// cross-validation, extending the components up to DefaultMaxComponents
+// while a choice sits at the largest m fitted.
+type SelectOptions struct {
+	// Kernels to search; nil means RBF and Linear.
+	Kernels []KernelName
+	// Widths of the RBF kernel; nil means d/8, d/4, d/2, d and 2d. Each
+	// must be positive and finite, and appear once.
+	Widths []float64
+	// Criterion chooses; empty means DefaultCriterion. CV is k-fold
+	// cross-validation (RMSECV); GCV, AIC, BIC and GMDL use the DoF of
+	// Options.DoF and need no refits.
+	Criterion Criterion
+	// Folds is the number of cross-validation folds (2..n); zero means
+	// DefaultFolds. Seed seeds their random assignment.
+	Folds int
+	Seed  uint64
+	// MaxComponents bounds the components when a choice sits at the
+	// largest m fitted (the search doubles them); zero means
+	// DefaultMaxComponents, capped by what the data allow. Options.
+	// Components is where the search starts.
+	MaxComponents int
+}
+
+// Selection is the outcome of model selection over a grid of kernels and
 // numbers of components.
 type Selection struct {
 	Criterion Criterion
-	// Table holds every (width, m) pair, widths in the order given and m
-	// from 0 to the valid components of that width.
+	// Table holds every (kernel, width, m) cell, grid points in order and
+	// m from 0 to the components fitted there. With CV, the statistics of
+	// the fit to all rows are known only for the chosen grid point; the
+	// other rows carry NaN there and their RMSECV and Q².
 	Table []SelectionRow
-	// Best is the winning row: for each width the first local minimum of
-	// the criterion over m, then the width whose minimum is lowest.
+	// Choices holds each grid point's choice: the first local minimum of
+	// the criterion over m (CV: the smallest RMSECV).
+	Choices []SelectionRow
+	// Best is the winning row: the choice with the lowest score.
 	Best SelectionRow
-	// Model is the fitted model for the best width.
+	// Model is fitted to all rows at the best grid point; it records the
+	// choice (Model.Chosen), which predictions use by default.
 	Model *Model
-	// Warnings collects each width's fit warnings, prefixed by the width.
+	// Warnings collects each grid point's warnings, prefixed by it.
 	Warnings []string
 }
 
 // SelectionRow is one cell of the grid.
 type SelectionRow struct {
-	Width float64 `json:"width"`
+	Kernel KernelName `json:"kernel"`
+	Width  float64    `json:"width"` // 0 for the linear kernel
 	Stats
+	// RMSECV is the root mean squared error of cross-validation and Q2 =
+	// 1 − PRESS/TSS; NaN without CV.
+	RMSECV float64 `json:"rmsecv"`
+	Q2     float64 `json:"q2"`
 }
 
-// Select fits the kernel for every width once, up to opts.Components
-// components, and chooses the width and number of components by the
-// criterion (GMDL if empty). One n×n buffer is reused across widths.
-// opts.Width and opts.Gamma must be unset; the linear kernel has a single
-// "width" 0.
-func Select(ctx context.Context, x mat.Matrix, y []float64, widths []float64, criterion Criterion, opts Options) (*Selection, error) {
-	crit, err := ParseCriterion(string(criterion))
+// Score returns the row's value of criterion c (RMSECV for CV).
+func (r SelectionRow) Score(c Criterion) float64 {
+	if c == CV {
+		return r.RMSECV
+	}
+	return r.Stats.Score(c)
+}
+
+// label names the row's grid point.
+func (r SelectionRow) label() string {
+	if r.Kernel == Linear {
+		return "linear"
+	}
+	return fmt.Sprintf("%s width %g", r.Kernel, r.Width)
+}
+
+// gridPoint is one kernel of the search.
+type gridPoint struct {
+	kernel KernelName
+	width  float64
+}
+
+// Select chooses the kernel, the RBF width and the number of components:
+// for every grid point it fits once per fold (CV) or once to all rows
+// (the DoF-based criteria), reads every m from that run, and extends the
+// components while the choice sits at the largest m fitted. One n×n
+// buffer is reused across the grid. opts.Kernel, opts.Width and
+// opts.Gamma must be unset; opts.Components is where the search starts.
+func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, opts Options) (*Selection, error) {
+	crit, err := ParseCriterion(string(so.Criterion))
 	if err != nil {
 		return nil, err
 	}
-	if opts.Width != 0 || opts.Gamma != 0 {
-		return nil, fmt.Errorf("%w: give the widths to Select, not in the options", ErrBadOption)
+	if so.Criterion == "" {
+		crit = DefaultCriterion
 	}
-	if opts.Kernel == Linear {
-		widths = []float64{0}
+	if opts.Kernel != "" || opts.Width != 0 || opts.Gamma != 0 {
+		return nil, fmt.Errorf("%w: give the kernels and widths in SelectOptions, not in the options", ErrBadOption)
 	}
-	if len(widths) == 0 {
-		return nil, fmt.Errorf("%w: no widths to select from", ErrBadOption)
+	xs, n, d, err := denseRows(x, "x")
+	if err != nil {
+		return nil, err
 	}
-	for _, w := range widths {
-		if opts.Kernel != Linear && !(w > 0) || isNaNOrInf(w) {
-			return nil, fmt.Errorf("%w: width %g", ErrWidth, w)
+	grid, err := so.grid(d)
+	if err != nil {
+		return nil, err
+	}
+	folds := so.Folds
+	if folds == 0 {
+		folds = DefaultFolds
+	}
+	if crit == CV && (folds < 2 || folds > n) {
+		return nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
+	}
+	maxComp := so.MaxComponents
+	if maxComp < 0 {
+		return nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
+	}
+	if maxComp == 0 {
+		maxComp = DefaultMaxComponents
+	}
+	start := opts.Components
+	if start == 0 {
+		start = DefaultComponents
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("%w: %d components", ErrComponents, start)
+	}
+	maxComp = max(maxComp, start)
+	xm := mat.NewDense(n, d, xs)
+	s := &selector{ctx: ctx, x: xm, y: y, n: n, d: d, crit: crit, folds: folds, seed: so.Seed, start: start, maxComp: maxComp, opts: opts}
+	sel := &Selection{Criterion: crit}
+	bestScore := math.Inf(1)
+	var best gridPoint
+	fitted := map[gridPoint]int{} // components fitted per grid point
+	for gi, g := range grid {
+		opts.report("select", g.width, gi, len(grid))
+		rows, choice, warns, err := s.point(g)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SelectionRow{Kernel: g.kernel, Width: g.width}.label(), err)
+		}
+		sel.Table = append(sel.Table, rows...)
+		sel.Warnings = append(sel.Warnings, warns...)
+		fitted[g] = len(rows) - 1
+		if choice < 0 {
+			continue
+		}
+		c := rows[choice]
+		sel.Choices = append(sel.Choices, c)
+		if sc := c.Score(crit); sc < bestScore {
+			bestScore, best, sel.Best = sc, g, c
 		}
 	}
-	sel := &Selection{Criterion: crit}
-	var k []float64
-	bestScore := math.Inf(1)
-	for i, w := range widths {
-		o := opts
-		o.Width = w
-		m, xs, err := prepare(x, y, o)
+	if math.IsInf(bestScore, 1) {
+		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, crit)
+	}
+	m, err := s.final(best, sel.Best.M, fitted[best])
+	if err != nil {
+		return nil, err
+	}
+	sel.Model = m
+	if crit == CV {
+		// The table's rows of the best grid point get the full fit's
+		// statistics.
+		for i := range sel.Table {
+			r := &sel.Table[i]
+			if r.Kernel == best.kernel && r.Width == best.width && r.M <= m.valid {
+				r.Stats = m.stats[r.M]
+			}
+		}
+		sel.Best.Stats = m.stats[sel.Best.M]
+	}
+	for _, w := range m.warns {
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s (chosen model): %s", sel.Best.label(), w))
+	}
+	return sel, nil
+}
+
+// grid resolves the kernels and widths to search.
+func (so SelectOptions) grid(d int) ([]gridPoint, error) {
+	kernels := so.Kernels
+	if kernels == nil {
+		kernels = []KernelName{RBF, Linear}
+	}
+	widths := so.Widths
+	if widths == nil {
+		fd := float64(d)
+		widths = []float64{fd / 8, fd / 4, fd / 2, fd, 2 * fd}
+	}
+	seen := map[float64]bool{}
+	for _, w := range widths {
+		if !(w > 0) || isNaNOrInf(w) {
+			return nil, fmt.Errorf("%w: width %g", ErrWidth, w)
+		}
+		if seen[w] {
+			return nil, fmt.Errorf("%w: width %g appears twice", ErrWidth, w)
+		}
+		seen[w] = true
+	}
+	var grid []gridPoint
+	seenK := map[KernelName]bool{}
+	for _, k := range kernels {
+		k = KernelName(strings.ToLower(string(k)))
+		if seenK[k] {
+			return nil, fmt.Errorf("%w: kernel %q appears twice", ErrKernel, k)
+		}
+		seenK[k] = true
+		switch k {
+		case RBF:
+			if len(widths) == 0 {
+				return nil, fmt.Errorf("%w: no widths to select from", ErrBadOption)
+			}
+			for _, w := range widths {
+				grid = append(grid, gridPoint{RBF, w})
+			}
+		case Linear:
+			grid = append(grid, gridPoint{Linear, 0})
+		default:
+			return nil, fmt.Errorf("%w: %q (want rbf or linear)", ErrKernel, k)
+		}
+	}
+	if len(grid) == 0 {
+		return nil, fmt.Errorf("%w: no kernels to select from", ErrBadOption)
+	}
+	return grid, nil
+}
+
+// selector runs the search for one Select call.
+type selector struct {
+	ctx            context.Context
+	x              *mat.Dense
+	y              []float64
+	n, d           int
+	crit           Criterion
+	folds          int
+	seed           uint64
+	start, maxComp int
+	opts           Options
+	k              []float64 // n×n buffer for the fits to all rows
+	fk             []float64 // buffer for the fold fits
+	model          *Model    // the last full fit, kept for final()
+	modelAt        gridPoint
+}
+
+func (s *selector) options(g gridPoint, comp int) Options {
+	o := s.opts
+	o.Kernel, o.Width, o.Components = g.kernel, g.width, comp
+	return o
+}
+
+// limit is the largest number of components at grid point g.
+func (s *selector) limit(g gridPoint) int {
+	o := Options{Kernel: g.kernel}
+	if s.crit == CV {
+		// The folds train on fewer rows.
+		return min(s.maxComp, o.maxComponents(s.n-(s.n+s.folds-1)/s.folds, s.d))
+	}
+	return min(s.maxComp, o.maxComponents(s.n, s.d))
+}
+
+// point scores every m at grid point g and returns its rows, the index of
+// its choice among them (−1 if none) and its warnings.
+func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
+	label := SelectionRow{Kernel: g.kernel, Width: g.width}.label()
+	limit := s.limit(g)
+	comp := min(s.start, limit)
+	for {
+		var rows []SelectionRow
+		var warns []string
+		var broke bool
+		var err error
+		if s.crit == CV {
+			rows, broke, err = s.crossValidate(g, comp)
+		} else {
+			rows, broke, warns, err = s.fitAll(g, comp)
+		}
+		if err != nil {
+			return nil, -1, nil, err
+		}
+		for i := range warns {
+			warns[i] = label + ": " + warns[i]
+		}
+		score := make([]float64, len(rows))
+		for i, r := range rows {
+			score[i] = r.Score(s.crit)
+		}
+		var choice int
+		if s.crit == CV {
+			choice = argmin(score)
+		} else {
+			choice = FirstLocalMin(score)
+			if last := lastValid(score); last < len(score)-1 && choice == last {
+				warns = append(warns, fmt.Sprintf("%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1))
+			}
+		}
+		atEdge := choice == len(rows)-1
+		if atEdge && !broke && comp < limit {
+			comp = min(2*comp, limit)
+			continue
+		}
+		if atEdge && choice > 0 {
+			why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
+			if broke {
+				why = "the last valid component (Krylov breakdown)"
+			}
+			warns = append(warns, fmt.Sprintf("%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
+		}
+		return rows, choice, warns, nil
+	}
+}
+
+// fitAll fits grid point g to all rows with comp components and returns
+// the rows of the table, whether the fit broke down before comp, and its
+// warnings. The kernel matrix is built once per grid point and kept for
+// refits with more components.
+func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string, error) {
+	o := s.options(g, comp)
+	var m *Model
+	if s.model != nil && s.modelAt == g {
+		// A refit with more components on the kept kernel matrix.
+		m = s.model
+		ro, err := o.resolved(s.n, s.d)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		m.opts = ro
+		if err := m.fitKernel(s.ctx, s.k, s.y); err != nil {
+			return nil, false, nil, err
+		}
+	} else {
+		var xs []float64
+		var err error
+		m, xs, err = prepare(s.x, s.y, o)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		if s.k == nil {
+			if err := checkKernelSize(s.n); err != nil {
+				return nil, false, nil, err
+			}
+			s.k = make([]float64, s.n*s.n)
+		}
+		if err := m.fit(s.ctx, s.k, xs, s.y); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	s.model, s.modelAt = m, g
+	rows := make([]SelectionRow, len(m.stats))
+	for i, st := range m.stats {
+		rows[i] = SelectionRow{Kernel: g.kernel, Width: g.width, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
+	}
+	return rows, m.valid < m.opts.Components, append([]string(nil), m.warns...), nil
+}
+
+// crossValidate scores m = 0..comp at grid point g by k-fold
+// cross-validation: one fit per fold, every m read from it. It returns
+// the rows (up to the components valid in every fold) and whether a fold
+// broke down before comp.
+func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, error) {
+	n := s.n
+	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
+	press := make([]float64, comp+1)
+	valid := comp
+	var mean, tss float64
+	for _, v := range s.y {
+		mean += v
+	}
+	mean /= float64(n)
+	for _, v := range s.y {
+		tss += (v - mean) * (v - mean)
+	}
+	o := s.options(g, comp)
+	o.DoF = DoFNone
+	o.Progress = nil
+	for f := 0; f < s.folds; f++ {
+		s.opts.report("cv", g.width, f, s.folds)
+		lo, hi := f*n/s.folds, (f+1)*n/s.folds
+		test := perm[lo:hi]
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		xtr, ytr := rowsOf(s.x, s.y, train)
+		xte, yte := rowsOf(s.x, s.y, test)
+		m, xs, err := prepare(xtr, ytr, o)
+		if err != nil {
+			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		nt := len(train)
+		if len(s.fk) < nt*nt {
+			if err := checkKernelSize(nt); err != nil {
+				return nil, false, err
+			}
+			s.fk = make([]float64, nt*nt)
+		}
+		if err := m.fit(s.ctx, s.fk[:nt*nt], xs, ytr); err != nil {
+			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		valid = min(valid, m.valid)
+		pred, err := m.predictAll(xte)
+		if err != nil {
+			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		cols := m.valid + 1
+		for i, v := range yte {
+			for c := 0; c <= min(m.valid, comp); c++ {
+				e := v - pred[i*cols+c]
+				press[c] += e * e
+			}
+		}
+	}
+	rows := make([]SelectionRow, valid+1)
+	nan := math.NaN()
+	for i := range rows {
+		rows[i] = SelectionRow{Kernel: g.kernel, Width: g.width, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
+			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
+			RMSECV: math.Sqrt(press[i] / float64(n)), Q2: 1 - press[i]/tss}
+	}
+	return rows, valid < comp, nil
+}
+
+// final fits the chosen grid point to all rows with the components its
+// search reached and records the choice.
+func (s *selector) final(g gridPoint, choice, comp int) (*Model, error) {
+	var m *Model
+	if s.crit != CV && s.modelAt == g && s.model != nil && s.model.valid >= choice {
+		m = s.model
+	} else {
+		o := s.options(g, max(comp, 1))
+		var xs []float64
+		var err error
+		m, xs, err = prepare(s.x, s.y, o)
 		if err != nil {
 			return nil, err
 		}
-		if k == nil {
-			if err := checkKernelSize(m.n); err != nil {
+		if s.k == nil {
+			if err := checkKernelSize(s.n); err != nil {
 				return nil, err
 			}
-			k = make([]float64, m.n*m.n)
+			s.k = make([]float64, s.n*s.n)
 		}
-		o.report("select", w, i, len(widths))
-		if err := m.fit(ctx, k, xs, y); err != nil {
-			return nil, fmt.Errorf("width %g: %w", w, err)
+		if err := m.fit(s.ctx, s.k, xs, s.y); err != nil {
+			return nil, err
 		}
-		for _, wn := range m.warns {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("width %g: %s", w, wn))
-		}
-		for _, st := range m.stats {
-			sel.Table = append(sel.Table, SelectionRow{Width: w, Stats: st})
-		}
-		chosen := m.Select(crit)
-		if s := m.stats[chosen].Score(crit); s < bestScore || sel.Model == nil {
-			bestScore = s
-			sel.Best = SelectionRow{Width: w, Stats: m.stats[chosen]}
-			sel.Model = m
+		if m.valid < choice {
+			m.warns = append(m.warns, fmt.Sprintf("the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
+			choice = m.valid
 		}
 	}
-	// The buffer belonged to the last width; the best model rebuilds its
+	// The buffer belongs to the next Select; the model rebuilds its
 	// kernel matrix if bands are asked for.
-	return sel, nil
+	m.chosen = &Choice{Criterion: s.crit, M: choice}
+	return m, nil
+}
+
+// rowsOf returns the rows idx of x and y.
+func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	yo := make([]float64, len(idx))
+	for i, r := range idx {
+		out.SetRow(i, x.RawRowView(r))
+		yo[i] = y[r]
+	}
+	return out, yo
+}
+
+// argmin returns the index of the smallest non-NaN value, −1 if none.
+func argmin(v []float64) int {
+	best := -1
+	for i, x := range v {
+		if !math.IsNaN(x) && (best < 0 || x < v[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// lastValid is the last index before the first NaN, −1 if v[0] is NaN.
+func lastValid(v []float64) int {
+	for i, x := range v {
+		if math.IsNaN(x) {
+			return i - 1
+		}
+	}
+	return len(v) - 1
+}
+
+// PredictEvery returns the predictions of every m = 0..Components() for
+// the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
+// matrix serves every m.
+func (m *Model) PredictEvery(x mat.Matrix) (*mat.Dense, error) {
+	out, err := m.predictAll(x)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range out {
+		if isNaNOrInf(v) {
+			return nil, fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i/(m.valid+1)+1)
+		}
+	}
+	return mat.NewDense(len(out)/(m.valid+1), m.valid+1, out), nil
+}
+
+// predictAll returns the predictions of every m = 0..valid for the rows
+// of x, row-major p×(valid+1): one cross-kernel matrix for all of them.
+func (m *Model) predictAll(x mat.Matrix) ([]float64, error) {
+	z, p, err := m.inputs(x)
+	if err != nil {
+		return nil, err
+	}
+	cols := m.valid + 1
+	out := make([]float64, p*cols)
+	c := make([]float64, min(p, predictChunk)*m.n)
+	for r0 := 0; r0 < p; r0 += predictChunk {
+		rows := min(predictChunk, p-r0)
+		m.centredCross(c, z[r0*m.d:(r0+rows)*m.d], rows)
+		m.opts.Backend.Dgemm(gblas.NoTrans, gblas.Trans, rows, cols, m.n, 1, c, m.n, m.alpha, m.n, 0, out[r0*cols:], cols)
+	}
+	for i := range out {
+		out[i] += m.yMean
+	}
+	return out, nil
+}
+
+// TrainingFit returns the root mean squared error and R² of the fit with
+// comp components on the training data; NaN outside 0..Components().
+func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
+	if comp < 0 || comp > m.valid {
+		return math.NaN(), math.NaN()
+	}
+	rss := m.stats[comp].RSS
+	var tss float64
+	for _, v := range m.yc {
+		tss += v * v
+	}
+	return math.Sqrt(rss / float64(m.n)), 1 - rss/tss
 }

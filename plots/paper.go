@@ -234,7 +234,9 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	xTrain, yTrain := take(perm[:nTrain])
 	xTest, yTest := take(perm[nTrain : nTrain+nTest])
 	widths := []float64{0.5, 1, 2, 4, 8, 16, 32, 64}
-	sel, err := kpls.Select(ctx, xTrain, yTrain, widths, kpls.GMDL, kpls.Options{Kernel: kpls.RBF, Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm})
+	sel, err := kpls.Select(ctx, xTrain, yTrain,
+		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: 25},
+		kpls.Options{Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm})
 	if err != nil {
 		return nil, fmt.Errorf("kin8nm selection: %w", err)
 	}

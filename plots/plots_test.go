@@ -130,8 +130,9 @@ func selection(t *testing.T) *kpls.Selection {
 		x[i] = -3 + 6*float64(i)/79
 		y[i] = Figure3Truth(x[i]) + 0.3*math.Cos(11*float64(i))
 	}
-	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y, []float64{0.05, 0.3, 1, 3}, kpls.GMDL,
-		kpls.Options{Kernel: kpls.RBF, Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
+	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
+		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: kpls.GMDL, MaxComponents: 12},
+		kpls.Options{Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestBadInputs(t *testing.T) {
 			return DoFVersusM(filepath.Join(dir, "x.gif"), []DoFPanel{{Series: []Series{{"a", good}}}})
 		}},
 		{"no extension", ErrFormat, func() error { return ObservedVsPredicted(filepath.Join(dir, "x"), []float64{1}, []float64{1}) }},
-		{"bad criterion", ErrInput, func() error { return DoFAndCriterionVersusM(p, "cv", []DoFPanel{{Series: []Series{{"a", good}}}}) }},
+		{"bad criterion", ErrInput, func() error { return DoFAndCriterionVersusM(p, "loo", []DoFPanel{{Series: []Series{{"a", good}}}}) }},
 		{"empty table", ErrInput, func() error { return CriterionVersusM(p, "gmdl", nil) }},
 		{"empty table heat", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", nil) }},
 		{"duplicate m", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", append(rows, rows[0])) }},

@@ -139,7 +139,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	xte, yte := pick(x, y, d, testIdx)
 	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: *seed,
 		FeatureNames: names[:d], TargetName: names[d], Backend: backend, Progress: prog.callback()}
-	sel, err := kpls.Select(ctx, mat.NewDense(*rows, d, xtr), ytr, demoKinWidths, kpls.GMDL, opts)
+	sel, err := kpls.Select(ctx, mat.NewDense(*rows, d, xtr), ytr, demoSelect(demoKinWidths), opts)
 	prog.done()
 	if err != nil {
 		return fmt.Errorf("demo kin8nm: %w", err)
@@ -228,7 +228,10 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 // widthSummary writes one line per width: its valid components and the
 // criterion's choice.
 func widthSummary(w io.Writer, sel *kpls.Selection) {
-	chosen := chosenPerWidth(sel)
+	chosen := map[float64]int{}
+	for _, c := range sel.Choices {
+		chosen[c.Width] = c.M
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tsigma\t\n", sel.Criterion)
 	valid := map[float64]int{}
@@ -257,7 +260,7 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 		FeatureNames: []string{"x"}, TargetName: "y", Backend: backend, Progress: prog.callback()}
 	o := base
 	o.DoF = kpls.DoFApprox
-	sel, err := kpls.Select(ctx, x, ys, demoSincWidths, kpls.GMDL, o)
+	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths), o)
 	prog.done()
 	if err != nil {
 		return fmt.Errorf("demo sinc: %w", err)
@@ -325,4 +328,10 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 	tw.Flush()
 	printWarnings(w, s.Warnings)
 	return nil
+}
+
+// demoSelect is the demo's search: the RBF widths by gMDL over the
+// approximate DoF, as in the paper's experiments.
+func demoSelect(widths []float64) kpls.SelectOptions {
+	return kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: demoComponents}
 }

@@ -32,6 +32,7 @@ type fitJSON struct {
 	Warnings            []string        `json:"warnings"`
 	Components          []componentJSON `json:"components"`
 	Selected            selectedJSON    `json:"selected"`
+	Training            trainingJSON    `json:"training"`
 	Model               string          `json:"model,omitempty"`
 }
 
@@ -46,7 +47,7 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	width := fs.Float64("width", 0, "RBF width `w` (> 0); 0 means d/2 on d features (scikit-learn's gamma = 1/d)")
 	gamma := fs.Float64("gamma", 0, "RBF `gamma` = 1/(2w), instead of --width; 0 means unset")
 	modelOut := fs.String("model", "", "save the fitted model to this `file` for kpls predict")
-	crit := fs.String("criterion", "gmdl", "criterion for the selected number of components: gmdl, aic or bic")
+	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
 	c.register(fs, true)
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -56,9 +57,10 @@ func runFit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	criterion, err := kpls.ParseCriterion(*crit)
-	if err != nil {
-		return usagef("--criterion: unknown criterion %q (want gmdl, aic or bic)", *crit)
+	if err != nil || criterion == kpls.CV {
+		return usagef("--criterion: %q, want gcv, bic, aic or gmdl (cross-validation is kpls select --criterion cv)", *crit)
 	}
+	opts.Criterion = criterion
 	switch {
 	case fs.isSet("width") && fs.isSet("gamma"):
 		return usagef("--width and --gamma both set: give one of them (gamma = 1/(2·width))")
@@ -84,6 +86,12 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	}
 	opts.FeatureNames = features
 	opts.TargetName = targetName(t, mf.target)
+	if opts.DoF == kpls.DoFExact && t.Rows > 3000 {
+		// Cubic: 2·n³·M flops for the forward-mode Jacobian.
+		n, comp := float64(t.Rows), float64(max(opts.Components, kpls.DefaultComponents))
+		fmt.Fprintf(e.stderr, "kpls: the exact DoF is cubic in n: at n = %d with %g components expect about %.0f minutes (--dof approx is quadratic)\n",
+			t.Rows, comp, 2*n*n*n*comp/10e9/60)
+	}
 	prog := newProgress(c.progress, e.stderr)
 	opts.Progress = prog.callback()
 	m, err := kpls.Fit(ctx, mat.NewDense(t.Rows, len(features), x), y, opts)
@@ -98,7 +106,7 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	}
 
 	o := m.Options()
-	sel := selectedOf(m, criterion)
+	sel := selectedOf(m)
 	w := c.text(e)
 	if c.json {
 		warnLines(e.stderr, m.Warnings())
@@ -106,17 +114,20 @@ func runFit(ctx context.Context, e *env, args []string) error {
 			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
 			Kernel: kernelOf(o), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
-			Warnings: nonNil(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel, Model: *modelOut,
+			Warnings: nonNil(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+			Training: trainingOf(m, sel.M), Model: *modelOut,
 		})
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, m.N(), m.D(), opts.TargetName)
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o), standardized(o))
 	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
 	statsTable(w, m.Stats(), sel.M, false, 0)
-	fmt.Fprintf(w, "\nselected   m = %d by %s (gmdl %d, aic %d, bic %d); DoF include the intercept\n",
-		sel.M, criterion, sel.ByCriterion[kpls.GMDL], sel.ByCriterion[kpls.AIC], sel.ByCriterion[kpls.BIC])
+	tr := trainingOf(m, sel.M)
+	fmt.Fprintf(w, "\nselected   m = %d by %s (gcv %d, bic %d, aic %d, gmdl %d); DoF include the intercept\n",
+		sel.M, sel.Criterion, sel.ByCriterion[kpls.GCV], sel.ByCriterion[kpls.BIC], sel.ByCriterion[kpls.AIC], sel.ByCriterion[kpls.GMDL])
+	fmt.Fprintf(w, "training   RMSE %s, R² %s with m = %d\n", f(float64(tr.RMSE)), f(float64(tr.R2)), sel.M)
 	if *modelOut != "" {
-		fmt.Fprintf(w, "model      saved to %s\n", *modelOut)
+		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, sel.M)
 	}
 	printWarnings(w, m.Warnings())
 	return nil

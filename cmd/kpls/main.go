@@ -6,6 +6,7 @@
 //	kpls fit --data F.csv [--model OUT]        fit one kernel, table per component
 //	kpls select --data F.csv [--widths ...]    choose width and components
 //	kpls predict --model M --data F.csv        predictions with confidence bands
+//	kpls eval --data F.csv [--splits S]        held-out error of each selection method
 //	kpls dof --compare [--out DIR]             exact versus lanczos versus approx DoF
 //	kpls bench [--out DIR]                     the paper's runtime experiment
 //	kpls plot [--out DIR]                      the paper's figures
@@ -68,6 +69,7 @@ var commands = []command{
 	{"fit", "fit kernel PLS to a CSV file and report every number of components", runFit},
 	{"select", "choose the RBF width and number of components by gMDL, AIC or BIC", runSelect},
 	{"predict", "predict with a saved model, with confidence bands", runPredict},
+	{"eval", "held-out RMSE of each selection method over seeded train/test splits, against the best on the grid", runEval},
 	{"dof", "compare exact, lanczos and approx degrees of freedom (--compare: the built-in test bed)", runDoF},
 	{"bench", "the paper's runtime experiment: exact versus approximate DoF over n, per backend", runBench},
 	{"plot", "draw the paper's figures (DoF, criteria, confidence bands) as PNG and SVG", runPlot},

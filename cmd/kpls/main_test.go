@@ -118,7 +118,7 @@ func TestFitJSONContract(t *testing.T) {
 		t.Errorf("DoF(1) = %g, want 4.85494", d)
 	}
 	sel := doc["selected"].(map[string]any)
-	if sel["criterion"] != "gmdl" {
+	if sel["criterion"] != string(kpls.DefaultFitCriterion) {
 		t.Errorf("selected = %v", sel)
 	}
 	if m := sel["m"].(float64); m < 0 || int(m) > valid {
@@ -147,7 +147,7 @@ func TestFitHumanAndWarningsArray(t *testing.T) {
 		t.Errorf("warnings %q, stderr %q: want the constant feature named", doc.Warnings, stderr)
 	}
 
-	code, out, _ = kplsRun(t, "fit", "--data", writeFile(t, "s.csv", smallCSV(30)), "--components", "3", "--json")
+	code, out, _ = kplsRun(t, "fit", "--data", writeFile(t, "s.csv", smallCSV(30)), "--components", "6", "--criterion", "gmdl", "--json")
 	if code != 0 || !strings.Contains(out, `"warnings": []`) {
 		t.Errorf("exit %d, want \"warnings\": [] in\n%s", code, out)
 	}
@@ -197,7 +197,7 @@ func TestSelectJSONContract(t *testing.T) {
 			t.Errorf("best lacks %q: %v", k, doc.Best)
 		}
 	}
-	if doc.Best["criterion"] != "gmdl" {
+	if doc.Best["criterion"] != string(kpls.DefaultCriterion) {
 		t.Errorf("best = %v", doc.Best)
 	}
 
@@ -313,7 +313,7 @@ func TestBadInputs(t *testing.T) {
 		{"unknown kernel", []string{"fit", "--data", good, "--kernel", "poly"}, "poly", 2},
 		{"unknown dof", []string{"fit", "--data", good, "--dof", "magic"}, "magic", 2},
 		{"select dof none", []string{"select", "--data", good, "--dof", "none"}, "--dof", 2},
-		{"unknown criterion", []string{"select", "--data", good, "--criterion", "cv"}, "cv", 2},
+		{"unknown criterion", []string{"select", "--data", good, "--criterion", "loo"}, "loo", 2},
 		{"fit unknown criterion", []string{"fit", "--data", good, "--criterion", "cv"}, "cv", 2},
 		{"lanczos 0", []string{"fit", "--data", good, "--lanczos", "0"}, "--lanczos", 2},
 		{"unknown backend", []string{"fit", "--data", good, "--backend", "cuda"}, "cuda", 2},
@@ -368,8 +368,8 @@ func TestHelpListsDefaults(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"fit":     {"--data", "--target", "--kernel", "(default rbf)", "--width", "--gamma", "--components", "(default 10)", "--dof", "(default approx)", "--lanczos", "--standardize", "(default true)", "--model", "--json", "--criterion", "(default gmdl)", "--backend", "--progress", "(default auto)"},
-		"select":  {"--widths", "d/8", "--criterion", "--dof", "--lanczos", "--components", "--json"},
+		"fit":     {"--data", "--target", "--kernel", "(default rbf)", "--width", "--gamma", "--components", "(default 20)", "--dof", "(default approx)", "--lanczos", "--standardize", "(default true)", "--model", "--json", "--criterion", "(default gcv)", "--backend", "--progress", "(default auto)"},
+		"select":  {"--widths", "d/8", "--criterion", "(default cv)", "--folds", "--max-components", "--kernels", "--dof", "--lanczos", "--components", "--json"},
 		"predict": {"--model", "--data", "--components", "(default -1)", "--level", "(default 0.98)", "--no-intercept-variance", "(default false)", "--json"},
 		"demo":    {"--rows", "(default 2000)", "--seed", "--json"},
 		"version": {"--json"},
@@ -461,7 +461,7 @@ func TestProgressLinesAndLinearDefaults(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Components != 2 {
 		t.Errorf("components %d, err %v", doc.Components, err)
 	}
-	if !strings.Contains(stderr, "kpls: ") || !strings.Contains(stderr, "kernel") {
+	if !strings.Contains(stderr, "kpls: ") || !strings.Contains(stderr, "cv 0/5") {
 		t.Errorf("--progress on a non-terminal should log plain lines to stderr, got %q", stderr)
 	}
 	if code, _, stderr := kplsRun(t, "fit", "--data", p, "--kernel", "linear", "--width", "1"); code == 0 || !strings.Contains(stderr, "--width") {

@@ -49,13 +49,14 @@ type componentJSON struct {
 	AIC        num  `json:"aic"`
 	BIC        num  `json:"bic"`
 	GMDL       num  `json:"gmdl"`
+	GCV        num  `json:"gcv"`
 }
 
 func componentsJSON(stats []kpls.Stats, method kpls.DoFMethod) []componentJSON {
 	out := make([]componentJSON, len(stats))
 	for i, s := range stats {
 		c := componentJSON{M: s.M, RSS: num(s.RSS), DoF: num(s.DoF), DoFClipped: num(s.DoFClipped),
-			Sigma: num(s.Sigma), AIC: num(s.AIC), BIC: num(s.BIC), GMDL: num(s.GMDL)}
+			Sigma: num(s.Sigma), AIC: num(s.AIC), BIC: num(s.BIC), GMDL: num(s.GMDL), GCV: num(s.GCV)}
 		if method == kpls.DoFApprox {
 			se := num(s.DoFSE)
 			c.DoFSE = &se
@@ -96,9 +97,11 @@ type selectedJSON struct {
 	ByCriterion map[kpls.Criterion]int `json:"by_criterion"`
 }
 
-func selectedOf(m *kpls.Model, c kpls.Criterion) selectedJSON {
-	return selectedJSON{Criterion: c, M: m.Select(c), ByCriterion: map[kpls.Criterion]int{
-		kpls.GMDL: m.Select(kpls.GMDL), kpls.AIC: m.Select(kpls.AIC), kpls.BIC: m.Select(kpls.BIC)}}
+// selectedOf is the model's recorded choice, which predictions use.
+func selectedOf(m *kpls.Model) selectedJSON {
+	c := m.Chosen()
+	return selectedJSON{Criterion: c.Criterion, M: c.M, ByCriterion: map[kpls.Criterion]int{
+		kpls.GMDL: m.Select(kpls.GMDL), kpls.AIC: m.Select(kpls.AIC), kpls.BIC: m.Select(kpls.BIC), kpls.GCV: m.Select(kpls.GCV)}}
 }
 
 // f formats a number for the tables: "—" for an unknown value.

@@ -47,7 +47,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	var c common
 	modelPath := fs.String("model", "", "model `file` written by kpls fit --model (required)")
 	data := fs.String("data", "", "CSV `file` of points to predict, with a header naming the model's features (required)")
-	comp := fs.Int("components", -1, "number of components `m` to predict with; -1 means the model's choice by gMDL")
+	comp := fs.Int("components", -1, "number of components `m` to predict with; -1 means the model's recorded choice")
 	level := fs.Float64("level", 0.98, "confidence level of the bands, in (0, 1)")
 	noIntercept := fs.Bool("no-intercept-variance", false, "leave the intercept's σ̂²/n out of the variance, as the paper does")
 	c.register(fs, false)
@@ -71,7 +71,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	m0 := *comp
 	if !fs.isSet("components") {
-		m0 = m.Select(kpls.GMDL)
+		m0 = m.Chosen().M
 	}
 	if m0 > m.Components() {
 		return usagef("--components: %d, the model has 0..%d valid components", m0, m.Components())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
@@ -12,28 +13,32 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// selectJSON is the document of `kpls select --json` (DESIGN.md §6).
+// selectJSON is the document of `kpls select --json` (docs/design.md §6).
 type selectJSON struct {
 	Data        string         `json:"data"`
 	N           int            `json:"n"`
 	D           int            `json:"d"`
 	Target      string         `json:"target"`
-	Kernel      string         `json:"kernel"`
+	Kernels     []string       `json:"kernels"`
 	Standardize bool           `json:"standardize"`
 	DoFMethod   kpls.DoFMethod `json:"dof_method"`
 	Lanczos     int            `json:"lanczos"`
 	Components  int            `json:"components"`
 	Criterion   kpls.Criterion `json:"criterion"`
+	Folds       int            `json:"folds,omitempty"`
 	Widths      []float64      `json:"widths"`
 	Backend     string         `json:"backend"`
 	Warnings    []string       `json:"warnings"`
 	Table       []rowJSON      `json:"table"`
+	Choices     []rowJSON      `json:"choices"`
 	Best        bestJSON       `json:"best"`
+	Training    trainingJSON   `json:"training"`
 	Model       string         `json:"model,omitempty"`
 }
 
-// rowJSON is one (width, m) cell of the selection grid.
+// rowJSON is one (kernel, width, m) cell of the selection grid.
 type rowJSON struct {
+	Kernel     string  `json:"kernel"`
 	Width      float64 `json:"width"`
 	M          int     `json:"m"`
 	RSS        num     `json:"rss"`
@@ -43,9 +48,13 @@ type rowJSON struct {
 	AIC        num     `json:"aic"`
 	BIC        num     `json:"bic"`
 	GMDL       num     `json:"gmdl"`
+	GCV        num     `json:"gcv"`
+	RMSECV     num     `json:"rmsecv"`
+	Q2         num     `json:"q2"`
 }
 
 type bestJSON struct {
+	Kernel    string         `json:"kernel"`
 	Width     float64        `json:"width"`
 	M         int            `json:"m"`
 	Criterion kpls.Criterion `json:"criterion"`
@@ -55,34 +64,54 @@ type bestJSON struct {
 	Sigma     num            `json:"sigma"`
 }
 
+// trainingJSON is the chosen model's fit to its training data.
+type trainingJSON struct {
+	RMSE num `json:"rmse"`
+	R2   num `json:"r2"`
+}
+
+func rowOf(r kpls.SelectionRow) rowJSON {
+	return rowJSON{Kernel: string(r.Kernel), Width: r.Width, M: r.M, RSS: num(r.RSS), DoF: num(r.DoF), DoFClipped: num(r.DoFClipped),
+		Sigma: num(r.Sigma), AIC: num(r.AIC), BIC: num(r.BIC), GMDL: num(r.GMDL), GCV: num(r.GCV), RMSECV: num(r.RMSECV), Q2: num(r.Q2)}
+}
+
 func tableJSON(rows []kpls.SelectionRow) []rowJSON {
 	out := make([]rowJSON, len(rows))
 	for i, r := range rows {
-		out[i] = rowJSON{Width: r.Width, M: r.M, RSS: num(r.RSS), DoF: num(r.DoF), DoFClipped: num(r.DoFClipped),
-			Sigma: num(r.Sigma), AIC: num(r.AIC), BIC: num(r.BIC), GMDL: num(r.GMDL)}
+		out[i] = rowOf(r)
 	}
 	return out
 }
 
 func bestOf(s *kpls.Selection) bestJSON {
 	b := s.Best
-	return bestJSON{Width: b.Width, M: b.M, Criterion: s.Criterion, Score: num(b.Score(s.Criterion)),
+	return bestJSON{Kernel: string(b.Kernel), Width: b.Width, M: b.M, Criterion: s.Criterion, Score: num(b.Score(s.Criterion)),
 		RSS: num(b.RSS), DoF: num(b.DoF), Sigma: num(b.Sigma)}
+}
+
+func trainingOf(m *kpls.Model, comp int) trainingJSON {
+	rmse, r2 := m.TrainingFit(comp)
+	return trainingJSON{RMSE: num(rmse), R2: num(r2)}
 }
 
 func runSelect(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("select", "--data F.csv [flags]",
-		"Fits the RBF kernel once per width, up to --components components, and chooses the width and\n"+
-			"number of components by the criterion: for each width the first local minimum over m, then the\n"+
-			"width with the lowest score. Prints the whole table (width, m, RSS, DoF, σ̂, AIC, BIC, gMDL).\n"+
-			"Without --widths the grid is d/8, d/4, d/2, d, 2d for d features (on standardised features\n"+
-			"w = d/2 is scikit-learn's default gamma = 1/d).")
+		"Chooses the kernel, the RBF width and the number of components. Each grid point (the RBF widths\n"+
+			"and the linear kernel) is fitted once per fold (--criterion cv, the default: k-fold\n"+
+			"cross-validation) or once to all rows (gcv, bic, aic, gmdl: from the DoF, no refits), and every m\n"+
+			"is read from that run; while a choice sits at the largest m fitted, the components are doubled up\n"+
+			"to --max-components. Prints the whole table and saves the chosen model with its choice, which\n"+
+			"kpls predict then uses. Without --widths the grid is d/8, d/4, d/2, d, 2d for d features (on\n"+
+			"standardised features w = d/2 is scikit-learn's default gamma = 1/d).")
 	var mf modelFlags
 	mf.register(fs, string(kpls.DoFApprox))
 	var c common
 	widthList := fs.String("widths", "", "comma-separated RBF `widths` w1,w2,...; empty means d/8,d/4,d/2,d,2d")
-	crit := fs.String("criterion", "gmdl", "selection criterion: gmdl, aic or bic")
-	modelOut := fs.String("model", "", "save the winning model to this `file` for kpls predict")
+	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
+	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
+	folds := fs.Int("folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
+	maxComp := fs.Int("max-components", kpls.DefaultMaxComponents, "extend the components up to `M` while a choice sits at the largest m fitted")
+	modelOut := fs.String("model", "", "save the chosen model to this `file` for kpls predict")
 	c.register(fs, true)
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -93,14 +122,38 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	}
 	criterion, err := kpls.ParseCriterion(*crit)
 	if err != nil {
-		return usagef("--criterion: unknown criterion %q (want gmdl, aic or bic)", *crit)
+		return usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
 	}
-	var widths []float64
+	so := kpls.SelectOptions{Criterion: criterion, Folds: *folds, MaxComponents: *maxComp, Seed: mf.seed}
+	switch {
+	case criterion == kpls.CV && *folds < 2:
+		return usagef("--folds: %d, want at least 2", *folds)
+	case *maxComp < 1:
+		return usagef("--max-components: %d, want at least 1", *maxComp)
+	case fs.isSet("components") && *maxComp < mf.components:
+		return usagef("--max-components %d is below --components %d", *maxComp, mf.components)
+	}
+	if fs.isSet("kernel") && fs.isSet("kernels") {
+		return usagef("give --kernel or --kernels, not both")
+	}
+	if fs.isSet("kernel") {
+		so.Kernels = []kpls.KernelName{opts.Kernel}
+	} else {
+		for _, k := range strings.Split(*kernels, ",") {
+			switch kn := kpls.KernelName(strings.ToLower(strings.TrimSpace(k))); kn {
+			case kpls.RBF, kpls.Linear:
+				so.Kernels = append(so.Kernels, kn)
+			default:
+				return usagef("--kernels: unknown kernel %q (want rbf or linear)", k)
+			}
+		}
+	}
+	opts.Kernel = ""
 	if fs.isSet("widths") {
-		if opts.Kernel == kpls.Linear {
+		if len(so.Kernels) == 1 && so.Kernels[0] == kpls.Linear {
 			return usagef("--kernel linear takes no --widths")
 		}
-		if widths, err = parseWidths(*widthList); err != nil {
+		if so.Widths, err = parseWidths(*widthList); err != nil {
 			return err
 		}
 	}
@@ -116,15 +169,15 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if widths == nil {
+	if so.Widths == nil {
 		d := float64(len(features))
-		widths = []float64{d / 8, d / 4, d / 2, d, 2 * d}
+		so.Widths = []float64{d / 8, d / 4, d / 2, d, 2 * d}
 	}
 	opts.FeatureNames = features
 	opts.TargetName = targetName(t, mf.target)
 	prog := newProgress(c.progress, e.stderr)
 	opts.Progress = prog.callback()
-	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, widths, criterion, opts)
+	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, so, opts)
 	prog.done()
 	if err != nil {
 		return dataErr(mf.data, err)
@@ -134,72 +187,90 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if opts.Kernel == kpls.Linear {
-		widths = []float64{0}
+	kernelNames := make([]string, len(so.Kernels))
+	for i, k := range so.Kernels {
+		kernelNames[i] = string(k)
 	}
-
 	o := sel.Model.Options()
 	w := c.text(e)
 	if c.json {
 		warnLines(e.stderr, sel.Warnings)
-		return writeJSON(e.stdout, selectJSON{
-			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernel: string(o.Kernel),
+		doc := selectJSON{
+			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernels: kernelNames,
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-			Criterion: sel.Criterion, Widths: widths, Backend: backendName(o), Warnings: nonNil(sel.Warnings),
-			Table: tableJSON(sel.Table), Best: bestOf(sel), Model: *modelOut,
-		})
+			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Warnings: nonNil(sel.Warnings),
+			Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
+			Training: trainingOf(sel.Model, sel.Best.M), Model: *modelOut,
+		}
+		if sel.Criterion == kpls.CV {
+			doc.Folds = *folds
+		}
+		return writeJSON(e.stdout, doc)
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, t.Rows, len(features), opts.TargetName)
-	if o.Kernel == kpls.Linear {
-		fmt.Fprintf(w, "kernel     linear, features %s\n", standardized(o))
-	} else {
-		fmt.Fprintf(w, "kernel     rbf over widths %v, features %s\n", widths, standardized(o))
+	fmt.Fprintf(w, "kernels    %s; rbf widths %v; features %s\n", strings.Join(kernelNames, ", "), so.Widths, standardized(o))
+	how := string(sel.Criterion)
+	if sel.Criterion == kpls.CV {
+		how = fmt.Sprintf("%d-fold cross-validation", *folds)
 	}
-	fmt.Fprintf(w, "DoF        %s%s; criterion %s; backend %s\n\n", o.DoF, lanczosNote(o.DoF, o.Lanczos), sel.Criterion, backendName(o))
+	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	selectionTable(w, sel)
 	b := sel.Best
-	fmt.Fprintf(w, "\nbest       width %s, m = %d: %s %s, RSS %s, DoF %s, σ̂ %s\n", f(b.Width), b.M, sel.Criterion, f(b.Score(sel.Criterion)), f(b.RSS), f(b.DoF), f(b.Sigma))
+	tr := trainingOf(sel.Model, b.M)
+	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
+		f(b.Score(sel.Criterion)), f(float64(tr.RMSE)), f(float64(tr.R2)), f(b.DoF), f(b.Sigma))
 	if *modelOut != "" {
-		fmt.Fprintf(w, "model      saved to %s\n", *modelOut)
+		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, b.M)
 	}
 	printWarnings(w, sel.Warnings)
 	return nil
 }
 
-// selectionTable writes every row of the grid; "*" marks each width's
-// choice and "<= best" the winner.
+func gridLabel(r kpls.SelectionRow) string {
+	if r.Kernel == kpls.Linear {
+		return "linear"
+	}
+	return "rbf width " + f(r.Width)
+}
+
+// selectionTable writes every row of the grid; "*" marks each grid
+// point's choice and "<= best" the winner.
 func selectionTable(w io.Writer, sel *kpls.Selection) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "width\tm\tRSS\tDoF\tsigma\tAIC\tBIC\tgMDL\t\n")
-	chosen := chosenPerWidth(sel)
+	cv := sel.Criterion == kpls.CV
+	if cv {
+		fmt.Fprint(tw, "kernel\twidth\tm\tRMSECV\tQ2\tRSS\tDoF\t\n")
+	} else {
+		fmt.Fprint(tw, "kernel\twidth\tm\tRSS\tDoF\tsigma\tGCV\tAIC\tBIC\tgMDL\t\n")
+	}
+	type key struct {
+		k kpls.KernelName
+		w float64
+	}
+	chosen := map[key]int{}
+	for _, c := range sel.Choices {
+		chosen[key{c.Kernel, c.Width}] = c.M
+	}
 	for i, r := range sel.Table {
-		if i > 0 && r.Width != sel.Table[i-1].Width {
-			fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\n")
+		if i > 0 && (r.Width != sel.Table[i-1].Width || r.Kernel != sel.Table[i-1].Kernel) {
+			fmt.Fprint(tw, "\t\n")
 		}
 		mark := ""
-		if chosen[r.Width] == r.M {
+		if m, ok := chosen[key{r.Kernel, r.Width}]; ok && m == r.M {
 			mark = " *"
-			if r.Width == sel.Best.Width && r.M == sel.Best.M {
+			if r.Kernel == sel.Best.Kernel && r.Width == sel.Best.Width && r.M == sel.Best.M {
 				mark = " * <= best"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f(r.Width), r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
+		width := f(r.Width)
+		if r.Kernel == kpls.Linear {
+			width = "-"
+		}
+		if cv {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel, width, r.M, f(r.RMSECV), f(r.Q2), f(r.RSS), f(r.DoF), mark)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel, width, r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.GCV), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
+		}
 	}
 	tw.Flush()
-}
-
-// chosenPerWidth applies the criterion's first-local-minimum rule to each
-// width's rows of the table.
-func chosenPerWidth(sel *kpls.Selection) map[float64]int {
-	chosen := map[float64]int{}
-	for i := 0; i < len(sel.Table); {
-		j := i
-		var score []float64
-		for ; j < len(sel.Table) && sel.Table[j].Width == sel.Table[i].Width; j++ {
-			score = append(score, sel.Table[j].Score(sel.Criterion))
-		}
-		chosen[sel.Table[i].Width] = sel.Table[i].M + max(kpls.FirstLocalMin(score), 0)
-		i = j
-	}
-	return chosen
 }

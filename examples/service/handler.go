@@ -51,7 +51,7 @@ func NewServer(m *kpls.Model) *Server {
 		MaxPoints:   DefaultMaxPoints,
 		Timeout:     DefaultTimeout,
 		model:       m,
-		defaultComp: m.Select(kpls.GMDL),
+		defaultComp: m.Chosen().M,
 		slots:       make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 }
