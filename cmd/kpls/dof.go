@@ -164,8 +164,14 @@ func writeDoFFiles(dir string, rs []dofbed.Result, report []byte) ([]string, err
 		}
 		groups[group] = append(groups[group], dofPanel(r, group+", width "+w))
 	}
+	used := map[string]bool{}
 	for _, g := range order {
-		stem := strings.Fields(g)[0]
+		fields := strings.Fields(g)
+		stem := fields[0]
+		if used[stem] && len(fields) > 1 {
+			stem += "_" + fields[1]
+		}
+		used[stem] = true
 		for _, ext := range []string{".png", ".svg"} {
 			p := filepath.Join(dir, "dof_"+fileSafe(stem)+ext)
 			if err := plots.DoFVersusM(p, groups[g]); err != nil {
