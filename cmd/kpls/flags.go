@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,17 +144,19 @@ type modelFlags struct {
 	lanczos     int
 	standardize bool
 	seed        uint64
+	dataFlags
 }
 
 func (m *modelFlags) register(fs *flagSet, dofDefault string) {
-	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required)")
-	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column")
+	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required); - reads standard input, .gz files are decompressed")
+	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column not excluded by --features, --drop or --id (named on stderr)")
 	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))) or linear (xᵀz)")
 	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported); by default also at most n−1, and d for the linear kernel")
 	fs.StringVar(&m.dof, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed of the random probes behind --dof approx")
+	m.dataFlags.register(fs, true)
 }
 
 // options checks the shared fitting flags and turns them into options.
@@ -185,8 +188,17 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 		return o, usagef("--dof: unknown method %q (want %s)", m.dof, strings.Join(allowed, ", "))
 	}
 	o.DoF = d
-	if fs.isSet("lanczos") && m.lanczos < 1 {
-		return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
+	if fs.isSet("lanczos") {
+		switch {
+		case m.lanczos < 1:
+			return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
+		case d != kpls.DoFLanczos && d != kpls.DoFApprox:
+			return o, usagef("--lanczos: --dof %s uses no Lanczos steps (it applies to --dof lanczos and approx)", d)
+		case m.lanczos < m.components:
+			// The library would raise it to the number of components.
+			return o, usagef("--lanczos: %d steps for %d components; the Lanczos DoF needs at least one step per component: give --lanczos %d or more, or fewer --components",
+				m.lanczos, m.components, m.components)
+		}
 	}
 	o.Lanczos = m.lanczos
 	o.RawFeatures = !m.standardize
@@ -194,17 +206,25 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	return o, nil
 }
 
-// parseWidths parses a comma-separated list of positive widths.
+// parseWidths parses a comma-separated list of distinct positive widths.
+// An empty entry or a repeated width is an error: it is a typo, and a
+// repeated width would be fitted twice and marked best twice.
 func parseWidths(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, usagef("--widths: no widths in %q", s)
+	}
 	var ws []float64
-	for _, f := range strings.Split(s, ",") {
+	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			return nil, usagef("--widths: entry %d of %q is empty", i+1, s)
 		}
 		w, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(w > 0) || math.IsInf(w, 0) {
 			return nil, usagef("--widths: %q is not a positive number", f)
+		}
+		if j := slices.Index(ws, w); j >= 0 {
+			return nil, usagef("--widths: %q repeats entry %d (%g)", f, j+1, w)
 		}
 		ws = append(ws, w)
 	}
