@@ -276,7 +276,7 @@ func TestHealthz(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := health{Status: "ok", N: 300, D: 3, Components: m.Components(), DefaultComponents: m.Select(kpls.GMDL)}
-	if resp.StatusCode != 200 || h != want {
+	if resp.StatusCode != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
 		t.Errorf("status %d, %+v; want %+v", resp.StatusCode, h, want)
 	}
 }
