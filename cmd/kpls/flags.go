@@ -111,7 +111,7 @@ type common struct {
 func (c *common) register(fs *flagSet, withBackend bool) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON document to stdout; tables, warnings and progress go to stderr")
 	if withBackend {
-		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means the build's default ("+blas.Name(blas.Default())+")")
+		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means "+blas.Name(blas.Default())+" (also in an OpenBLAS build, where it measures faster; name openblas to use it)")
 	}
 	c.progress = "auto"
 	fs.Var(&c.progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not; a bare --progress means on), off")
