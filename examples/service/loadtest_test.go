@@ -41,6 +41,7 @@ func TestLoad(t *testing.T) {
 	}
 	s := NewServer(m)
 	s.Timeout = 5 * time.Minute
+	s.BandBudget = 1e9 // 1000-point band requests at n = 8192 are over the default
 	s.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewServer(s)
 	defer srv.Close()
