@@ -92,8 +92,12 @@ func (d *dataFlags) note(w io.Writer, t *dataset.Table) {
 	for i, l := range lines {
 		s[i] = fmt.Sprint(l)
 	}
-	fmt.Fprintf(w, "kpls: --drop-missing: dropped %d of %d rows with missing values (lines %s%s)\n",
-		len(t.Dropped), len(t.Dropped)+t.Rows, strings.Join(s, ", "), more)
+	word := "lines"
+	if len(t.Dropped) == 1 {
+		word = "line"
+	}
+	fmt.Fprintf(w, "kpls: --drop-missing: dropped %d of %d rows with missing values (%s %s%s)\n",
+		len(t.Dropped), len(t.Dropped)+t.Rows, word, strings.Join(s, ", "), more)
 }
 
 // list splits a comma-separated list of column names, rejecting empty and

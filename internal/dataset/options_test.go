@@ -141,3 +141,32 @@ func TestGzipAndMinRows(t *testing.T) {
 		t.Errorf("bad gzip: %v", err)
 	}
 }
+
+// FuzzReadOptions reads arbitrary input with the non-default options and
+// a column subset: errors are *Error naming the file, results keep the
+// Table invariants.
+func FuzzReadOptions(f *testing.F) {
+	f.Add([]byte("id;a;b\nr1;1;2\nr2;;3\n"), true, true)
+	f.Add([]byte("1\t2\n3\t4\n"), false, true)
+	f.Fuzz(func(t *testing.T, in []byte, noHeader, drop bool) {
+		r, err := NewReader(bytes.NewReader(in), "fuzz.csv", Options{NoHeader: noHeader, DropMissing: drop, MinRows: 1})
+		if err == nil {
+			names := r.Names()
+			cols := Columns{}
+			if len(names) > 1 {
+				cols = Columns{Numeric: names[1:], ID: names[0]}
+			}
+			var tab *Table
+			if tab, err = r.Read(cols); err == nil {
+				if len(tab.Data) != tab.Rows*tab.Cols || (cols.ID != "" && len(tab.IDs) != tab.Rows) || tab.Rows < 1 {
+					t.Fatalf("shape: %d×%d, %d values, %d ids", tab.Rows, tab.Cols, len(tab.Data), len(tab.IDs))
+				}
+				return
+			}
+		}
+		var e *Error
+		if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "fuzz.csv: ") {
+			t.Fatalf("error %q (%T)", err, err)
+		}
+	})
+}
