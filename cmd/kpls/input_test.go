@@ -275,3 +275,22 @@ func TestPredictWithoutBandsIsCheap(t *testing.T) {
 		t.Errorf("exit %d in %v: %s", code, el, stderr)
 	}
 }
+
+// TestPredictOutsideLinear: for the linear kernel a point is outside when
+// a feature leaves its training range by more than 10 % of it.
+func TestPredictOutsideLinear(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.json")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(40)), "--kernel", "linear", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	// a spans [−2, 1.9] in training: 2.2 lies 7.7 % of the range beyond it, 2.5 15 %.
+	pred := writeFile(t, "p.csv", "a,b\n0,0\n2.2,0\n2.5,0\n")
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--json")
+	var doc predictJSON
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if doc.Extrapolation.Measure != "range_excess" || doc.Predictions[0].Outside || doc.Predictions[1].Outside || !doc.Predictions[2].Outside {
+		t.Errorf("%s", out)
+	}
+}

@@ -82,9 +82,10 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 			"columns are matched by name; other columns are ignored unread. A target column in F.csv is not\n"+
 			"used for prediction: RMSE and R² (and with bands the coverage) are reported against it.\n"+
 			"With --bands or --level, pointwise confidence bands yhat ± z·se, se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)\n"+
-			"(cost O(n²) once plus O(n·m) per point; plain predictions cost O(n·d) per point). The bands\n"+
-			"measure variance only: they do not cover bias, nor extrapolation. Points outside the training\n"+
-			"data's reach are flagged (\"outside\") and counted in a warning.")
+			"(they need the n×n kernel matrix and m products with it per block of points; plain predictions\n"+
+			"cost O(n·d) per point). The bands measure variance only: they do not cover bias, nor\n"+
+			"extrapolation. Points outside the training data's reach are flagged (\"outside\") and counted\n"+
+			"in a warning.")
 	var c common
 	var df dataFlags
 	modelPath := fs.String("model", "", "model `file` written by kpls fit --model (required)")
