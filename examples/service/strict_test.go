@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +17,13 @@ import (
 
 	"github.com/kpls-go/kpls/kpls"
 )
+
+// TestMain keeps the per-request log lines of the servers under test out
+// of the test output; TestLogsAndMetrics checks them on a logger of its own.
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
 
 // namedModel is the test data fitted with feature names.
 func namedModel(t *testing.T) *kpls.Model {
