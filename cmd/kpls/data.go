@@ -196,6 +196,9 @@ func (m *modelFlags) readTraining(e *env) (*dataset.Table, error) {
 		return nil, m.explain(err)
 	}
 	m.note(e.stderr, t)
+	if err := m.checkLanczos(e, t.Rows, len(feats)); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

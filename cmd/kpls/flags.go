@@ -194,16 +194,37 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 			return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
 		case d != kpls.DoFLanczos && d != kpls.DoFApprox:
 			return o, usagef("--lanczos: --dof %s uses no Lanczos steps (it applies to --dof lanczos and approx)", d)
-		case m.lanczos < m.components:
-			// The library would raise it to the number of components.
-			return o, usagef("--lanczos: %d steps for %d components; the Lanczos DoF needs at least one step per component: give --lanczos %d or more, or fewer --components",
-				m.lanczos, m.components, m.components)
 		}
+		// Against the number of components and the data size: checkLanczos,
+		// once the data are read.
 	}
 	o.Lanczos = m.lanczos
 	o.RawFeatures = !m.standardize
 	o.Seed = m.seed
 	return o, nil
+}
+
+// checkLanczos holds --lanczos against what the data allow, as the
+// library will resolve it: a value it would raise to the number of
+// components is an error, one it would cap at n−1 (or d for the linear
+// kernel) a stated warning.
+func (m *modelFlags) checkLanczos(e *env, n, d int) error {
+	if m.lanczos == 0 {
+		return nil
+	}
+	maxComp := n - 1
+	if strings.EqualFold(m.kernel, string(kpls.Linear)) {
+		maxComp = min(maxComp, d)
+	}
+	comp := min(m.components, maxComp)
+	switch {
+	case m.lanczos < comp:
+		return usagef("--lanczos: %d steps for %d components; the Lanczos DoF needs at least one step per component: give --lanczos %d or more, or fewer --components",
+			m.lanczos, comp, comp)
+	case m.lanczos > maxComp:
+		fmt.Fprintf(e.stderr, "kpls: warning: --lanczos %d: the data allow at most %d steps (n = %d, d = %d); %d are used\n", m.lanczos, maxComp, n, d, maxComp)
+	}
+	return nil
 }
 
 // parseWidths parses a comma-separated list of distinct positive widths.

@@ -151,7 +151,8 @@ func TestInputErrors(t *testing.T) {
 		{"gzip header only", []string{"fit", "--data", gzipFile(t, "h.csv.gz", "a,y\n")}, "header but no data rows", 1},
 		{"corrupt gzip", []string{"fit", "--data", writeFile(t, "c.csv.gz", "\x1f\x8b\x08\x00garbage")}, "c.csv.gz", 1},
 		{"ragged semicolon", []string{"fit", "--data", writeFile(t, "r.csv", "a;b;y\n1;2;3\n1;2\n4;5;6\n")}, "line 3", 1},
-		{"lanczos below components", []string{"fit", "--data", pm, "--lanczos", "3", "--components", "10"}, "--lanczos: 3 steps for 10 components", 2},
+		{"lanczos below components", []string{"fit", "--data", pm, "--lanczos", "3", "--components", "10", "--drop-missing"}, "--lanczos: 3 steps for 10 components", 2},
+		{"lanczos below default components", []string{"fit", "--data", pm, "--lanczos", "3", "--drop-missing"}, "--lanczos: 3 steps for 10 components", 2},
 		{"lanczos with exact", []string{"fit", "--data", pm, "--lanczos", "30", "--dof", "exact"}, "uses no Lanczos steps", 2},
 		{"widths empty entry", []string{"select", "--data", pm, "--widths", "1,,2"}, "entry 2 of \"1,,2\" is empty", 2},
 		{"widths duplicate", []string{"select", "--data", pm, "--widths", "0.5,0.5"}, "repeats entry 1", 2},
@@ -163,6 +164,15 @@ func TestInputErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %s; want %d and %q", code, stderr, c.code, c.want)
 			}
 		})
+	}
+	// --lanczos beyond n−1 is capped, and says so; at the linear kernel's
+	// d = 2 components, --lanczos 5 is fine.
+	code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "s.csv", csv), "--lanczos", "50")
+	if code != 0 || !strings.Contains(stderr, "warning: --lanczos 50: the data allow at most 19 steps (n = 20, d = 2); 19 are used") {
+		t.Errorf("lanczos cap: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "s.csv", csv), "--kernel", "linear", "--lanczos", "5"); code != 0 {
+		t.Errorf("linear --lanczos 5: exit %d, %s", code, stderr)
 	}
 	doc, stderr := fitJSONDoc(t, "--data", pm, "--drop-missing")
 	if doc.N != 18 || !strings.Contains(stderr, "dropped 2 of 20 rows with missing values (lines 4, 7)") {
