@@ -1,56 +1,234 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/kpls-go/kpls/internal/dataset"
 )
 
-// readPrediction reads a file of points to predict, which may hold fewer
-// rows than a training file. dataset.Read insists on dataset.MinRows; for
-// a shorter file the data lines are repeated until it accepts them (every
-// cell is still checked, with the right line numbers for the first copy)
-// and the copies are dropped again.
-func readPrediction(path string) (*dataset.Table, error) {
-	b, err := os.ReadFile(path)
+// stdin is what --data - reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// dataFlags are the input flags of every command that reads a CSV file
+// through readTraining or readPrediction.
+type dataFlags struct {
+	delimiter   string
+	noHeader    bool
+	features    string
+	drop        string
+	id          string
+	dropMissing bool
+}
+
+// register adds the input flags; withColumns adds --features and --drop,
+// which only make sense where the features are not fixed by a model.
+func (d *dataFlags) register(fs *flagSet, withColumns bool) {
+	fs.StringVar(&d.delimiter, "delimiter", "", "field delimiter: comma, semicolon or tab (also , ; \\t); empty detects it from the header line")
+	fs.BoolVar(&d.noHeader, "no-header", false, "the file has no header line: columns are named x1, x2, ..., and y for the last")
+	if withColumns {
+		fs.StringVar(&d.features, "features", "", "comma-separated feature `columns`; empty means every column but the target, --id and --drop")
+		fs.StringVar(&d.drop, "drop", "", "comma-separated `columns` to leave out of the features")
+	}
+	fs.StringVar(&d.id, "id", "", "row identifier `column`: never a feature, carried through to predictions")
+	fs.BoolVar(&d.dropMissing, "drop-missing", false, "drop rows with a missing value (empty, NA, N/A, NaN, null, ?) in a used column, and say how many; without it they are an error")
+}
+
+// open opens path ("-" for standard input, gzip recognised) with the
+// delimiter and header flags.
+func (d *dataFlags) open(path string, minRows int) (*dataset.Reader, error) {
+	o := dataset.Options{NoHeader: d.noHeader, DropMissing: d.dropMissing, MinRows: minRows}
+	switch strings.ToLower(d.delimiter) {
+	case "":
+	case ",", "comma":
+		o.Delimiter = ','
+	case ";", "semicolon":
+		o.Delimiter = ';'
+	case "\t", `\t`, "tab":
+		o.Delimiter = '\t'
+	default:
+		return nil, usagef("--delimiter: %q, want comma, semicolon or tab", d.delimiter)
+	}
+	var r *dataset.Reader
+	var err error
+	if path == "-" {
+		r, err = dataset.NewReader(stdin, "stdin", o)
+	} else {
+		r, err = dataset.Open(path, o)
+	}
+	return r, d.explain(err)
+}
+
+// explain adds to a data error the flag that would change it.
+func (d *dataFlags) explain(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, dataset.ErrNumericHeader):
+		return fmt.Errorf("%w; give --no-header if the file has none", err)
+	case errors.Is(err, dataset.ErrMissing) && !d.dropMissing:
+		return fmt.Errorf("%w; give --drop-missing to drop rows with missing values", err)
+	case errors.Is(err, dataset.ErrRagged) && d.delimiter == "":
+		return fmt.Errorf("%w; is the delimiter right? (--delimiter)", err)
+	}
+	return err
+}
+
+// note reports rows dropped for missing values.
+func (d *dataFlags) note(w io.Writer, t *dataset.Table) {
+	if len(t.Dropped) == 0 {
+		return
+	}
+	lines := t.Dropped
+	more := ""
+	if len(lines) > 10 {
+		lines, more = lines[:10], ", ..."
+	}
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = fmt.Sprint(l)
+	}
+	word := "lines"
+	if len(t.Dropped) == 1 {
+		word = "line"
+	}
+	fmt.Fprintf(w, "kpls: --drop-missing: dropped %d of %d rows with missing values (%s %s%s)\n",
+		len(t.Dropped), len(t.Dropped)+t.Rows, word, strings.Join(s, ", "), more)
+}
+
+// list splits a comma-separated list of column names, rejecting empty and
+// repeated entries.
+func list(flag, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "":
+			return nil, usagef("--%s: empty column name in %q", flag, s)
+		case slices.Contains(out, f):
+			return nil, usagef("--%s: column %q given twice", flag, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// readTraining reads --data for fit and select: the chosen features, then
+// the target as the last column, so that Table.Split(--target) and
+// targetName work on the result. Columns not chosen are never parsed.
+// Without --target the target is the last column not excluded, and a note
+// on stderr says which.
+func (m *modelFlags) readTraining(e *env) (*dataset.Table, error) {
+	feats, err := list("features", m.features)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read data: %w", err)
-	}
-	t, err := dataset.Read(bytes.NewReader(b), path)
-	if !errors.Is(err, dataset.ErrTooFewRows) {
-		return t, err
-	}
-	body, ok := afterHeader(b)
-	if !ok {
 		return nil, err
 	}
-	copies := dataset.MinRows
-	padded := append([]byte(nil), b...)
-	for range copies - 1 {
-		padded = append(padded, '\n')
-		padded = append(padded, body...)
-	}
-	t, err2 := dataset.Read(bytes.NewReader(padded), path)
-	if err2 != nil || t.Rows%copies != 0 {
+	drop, err := list("drop", m.drop)
+	if err != nil {
 		return nil, err
 	}
-	t.Rows /= copies
-	t.Data = t.Data[:t.Rows*t.Cols]
+	if feats != nil && drop != nil {
+		return nil, usagef("--features and --drop both set: give one of them")
+	}
+	r, err := m.open(m.data, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	names := r.Names()
+	name := m.data
+	if name == "-" {
+		name = "stdin"
+	}
+	for _, c := range append(append(slices.Clip(drop), feats...), m.id) {
+		if c != "" && !slices.Contains(names, c) {
+			return nil, unknownColumn(name, names, c)
+		}
+	}
+	excluded := func(c string) bool { return c == m.id || slices.Contains(drop, c) || slices.Contains(feats, c) }
+	target := m.target
+	if target == "" {
+		for j := len(names) - 1; j >= 0; j-- {
+			if !excluded(names[j]) {
+				target = names[j]
+				break
+			}
+		}
+		if target == "" {
+			return nil, usagef("--data %s: no column left for the target", name)
+		}
+		if !m.noHeader {
+			fmt.Fprintf(e.stderr, "kpls: no --target given: the target is column %q (of %d)\n", target, len(names))
+		}
+	} else if !slices.Contains(names, target) {
+		return nil, unknownColumn(name, names, target)
+	}
+	switch {
+	case target == m.id:
+		return nil, usagef("--id %q is also the target", m.id)
+	case slices.Contains(feats, target):
+		return nil, usagef("--features: %q is the target", target)
+	case slices.Contains(drop, target):
+		return nil, usagef("--drop: %q is the target", target)
+	}
+	if feats == nil {
+		for _, c := range names {
+			if c != target && !excluded(c) {
+				feats = append(feats, c)
+			}
+		}
+	}
+	if len(feats) == 0 {
+		return nil, usagef("--data %s: no feature columns besides the target %q", name, target)
+	}
+	t, err := r.Read(dataset.Columns{Numeric: append(feats, target), ID: m.id})
+	if err != nil {
+		if errors.Is(err, dataset.ErrNotNumber) && m.features == "" {
+			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
+		}
+		return nil, m.explain(err)
+	}
+	m.note(e.stderr, t)
+	if err := m.checkLanczos(e, t.Rows, len(feats)); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
-// afterHeader returns the bytes of a CSV file after its header record.
-func afterHeader(b []byte) ([]byte, bool) {
-	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	r.TrimLeadingSpace = true
-	if _, err := r.Read(); err != nil {
-		return nil, false
+// unknownColumn names a column missing from a file's header.
+func unknownColumn(file string, names []string, c string) error {
+	t := &dataset.Table{File: file, Names: names, Cols: len(names)}
+	_, err := t.Select([]string{c})
+	return err
+}
+
+// readPrediction reads the points to predict: the model's features by
+// name (any row count from one), the target column if the file has it,
+// and the --id column. Other columns are never parsed.
+func (d *dataFlags) readPrediction(path string, features []string, target string) (t *dataset.Table, hasTarget bool, err error) {
+	r, err := d.open(path, 1)
+	if err != nil {
+		return nil, false, err
 	}
-	return b[r.InputOffset():], true
+	defer r.Close()
+	names := r.Names()
+	cols := dataset.Columns{Numeric: slices.Clone(features), ID: d.id}
+	if features == nil {
+		// A model saved without names takes every column but the ID, in
+		// file order.
+		cols.Numeric = nil
+	}
+	if target != "" && features != nil && !slices.Contains(features, target) && slices.Contains(names, target) && target != d.id {
+		cols.Numeric = append(cols.Numeric, target)
+		hasTarget = true
+	}
+	t, err = r.Read(cols)
+	return t, hasTarget, d.explain(err)
 }

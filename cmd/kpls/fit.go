@@ -76,7 +76,7 @@ func runFit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	t, err := dataset.ReadFile(mf.data)
+	t, err := mf.readTraining(e)
 	if err != nil {
 		return err
 	}

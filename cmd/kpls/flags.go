@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,7 +111,7 @@ type common struct {
 func (c *common) register(fs *flagSet, withBackend bool) {
 	fs.BoolVar(&c.json, "json", false, "write one JSON document to stdout; tables, warnings and progress go to stderr")
 	if withBackend {
-		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means the build's default ("+blas.Name(blas.Default())+")")
+		fs.StringVar(&c.backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means "+blas.Name(blas.Default())+" (also in an OpenBLAS build, where it measures faster; name openblas to use it)")
 	}
 	c.progress = "auto"
 	fs.Var(&c.progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not; a bare --progress means on), off")
@@ -143,17 +144,19 @@ type modelFlags struct {
 	lanczos     int
 	standardize bool
 	seed        uint64
+	dataFlags
 }
 
 func (m *modelFlags) register(fs *flagSet, dofDefault string) {
-	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required)")
-	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column")
+	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required); - reads standard input, .gz files are decompressed")
+	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column not excluded by --features, --drop or --id (named on stderr)")
 	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))) or linear (xᵀz)")
 	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported); by default also at most n−1, and d for the linear kernel")
 	fs.StringVar(&m.dof, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed of the random probes behind --dof approx")
+	m.dataFlags.register(fs, true)
 }
 
 // options checks the shared fitting flags and turns them into options.
@@ -185,8 +188,15 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 		return o, usagef("--dof: unknown method %q (want %s)", m.dof, strings.Join(allowed, ", "))
 	}
 	o.DoF = d
-	if fs.isSet("lanczos") && m.lanczos < 1 {
-		return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
+	if fs.isSet("lanczos") {
+		switch {
+		case m.lanczos < 1:
+			return o, usagef("--lanczos: %d, want at least 1", m.lanczos)
+		case d != kpls.DoFLanczos && d != kpls.DoFApprox:
+			return o, usagef("--lanczos: --dof %s uses no Lanczos steps (it applies to --dof lanczos and approx)", d)
+		}
+		// Against the number of components and the data size: checkLanczos,
+		// once the data are read.
 	}
 	o.Lanczos = m.lanczos
 	o.RawFeatures = !m.standardize
@@ -194,17 +204,48 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	return o, nil
 }
 
-// parseWidths parses a comma-separated list of positive widths.
+// checkLanczos holds --lanczos against what the data allow, as the
+// library will resolve it: a value it would raise to the number of
+// components is an error, one it would cap at n−1 (or d for the linear
+// kernel) a stated warning.
+func (m *modelFlags) checkLanczos(e *env, n, d int) error {
+	if m.lanczos == 0 {
+		return nil
+	}
+	maxComp := n - 1
+	if strings.EqualFold(m.kernel, string(kpls.Linear)) {
+		maxComp = min(maxComp, d)
+	}
+	comp := min(m.components, maxComp)
+	switch {
+	case m.lanczos < comp:
+		return usagef("--lanczos: %d steps for %d components; the Lanczos DoF needs at least one step per component: give --lanczos %d or more, or fewer --components",
+			m.lanczos, comp, comp)
+	case m.lanczos > maxComp:
+		fmt.Fprintf(e.stderr, "kpls: warning: --lanczos %d: the data allow at most %d steps (n = %d, d = %d); %d are used\n", m.lanczos, maxComp, n, d, maxComp)
+	}
+	return nil
+}
+
+// parseWidths parses a comma-separated list of distinct positive widths.
+// An empty entry or a repeated width is an error: it is a typo, and a
+// repeated width would be fitted twice and marked best twice.
 func parseWidths(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, usagef("--widths: no widths in %q", s)
+	}
 	var ws []float64
-	for _, f := range strings.Split(s, ",") {
+	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			return nil, usagef("--widths: entry %d of %q is empty", i+1, s)
 		}
 		w, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(w > 0) || math.IsInf(w, 0) {
 			return nil, usagef("--widths: %q is not a positive number", f)
+		}
+		if j := slices.Index(ws, w); j >= 0 {
+			return nil, usagef("--widths: %q repeats entry %d (%g)", f, j+1, w)
 		}
 		ws = append(ws, w)
 	}

@@ -226,8 +226,8 @@ func TestFitPredictRoundTrip(t *testing.T) {
 	// The prediction file has the columns in another order, no target, and two rows only.
 	pred := writeFile(t, "new.csv", "b,a\n0.1,-1.5\n-0.7,0.25\n")
 	for _, comp := range []int{-1, 0, 3} {
-		args := []string{"predict", "--model", model, "--data", pred, "--json"}
-		want := m.Select(kpls.GMDL)
+		args := []string{"predict", "--model", model, "--data", pred, "--json", "--bands"}
+		want := m.Chosen().M
 		if comp >= 0 {
 			args = append(args, "--components", jsonNum(float64(comp)))
 			want = comp
@@ -414,7 +414,7 @@ func TestReadPredictionShortFiles(t *testing.T) {
 		{"\uFEFF\"a\", b\r\n1,2\r\n3,4", 2},
 		{"a,b\n1,2\n3,4\n5,6\n", 3},
 	} {
-		tb, err := readPrediction(writeFile(t, "p.csv", c.content))
+		tb, err := readPredictionAll(writeFile(t, "p.csv", c.content))
 		if err != nil {
 			t.Fatalf("%q: %v", c.content, err)
 		}
@@ -422,12 +422,12 @@ func TestReadPredictionShortFiles(t *testing.T) {
 			t.Errorf("%q: %d rows, data %v", c.content, tb.Rows, tb.Data)
 		}
 	}
-	_, err := readPrediction(writeFile(t, "p.csv", "a,b\n1,x\n"))
+	_, err := readPredictionAll(writeFile(t, "p.csv", "a,b\n1,x\n"))
 	var de *dataset.Error
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v (%T), want line 2", err, de)
 	}
-	if _, err := readPrediction(writeFile(t, "p.csv", "a,b\n")); err == nil {
+	if _, err := readPredictionAll(writeFile(t, "p.csv", "a,b\n")); err == nil {
 		t.Error("header only accepted")
 	}
 }
@@ -461,7 +461,7 @@ func TestProgressLinesAndLinearDefaults(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Components != 2 {
 		t.Errorf("components %d, err %v", doc.Components, err)
 	}
-	if !strings.Contains(stderr, "kpls: ") || !strings.Contains(stderr, "cv 0/5") {
+	if !strings.Contains(stderr, "kpls: ") || !strings.Contains(stderr, "cv") {
 		t.Errorf("--progress on a non-terminal should log plain lines to stderr, got %q", stderr)
 	}
 	if code, _, stderr := kplsRun(t, "fit", "--data", p, "--kernel", "linear", "--width", "1"); code == 0 || !strings.Contains(stderr, "--width") {

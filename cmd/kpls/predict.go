@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,47 +18,90 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
+// Extrapolation thresholds (README, "Predictions outside the data"). A
+// point is flagged outside the training data's reach when
+//   - rbf: max_i k(x, x_i) < reachMin, i.e. every training point is more
+//     than sqrt(2w·ln 20) ≈ 2.45·sqrt(w) away, where the prediction has
+//     decayed most of the way to the intercept;
+//   - linear: some standardised feature lies beyond its training range by
+//     more than rangeExcessMax of that range (kpls.Model.RangeExcess).
+const (
+	reachMin       = 0.05
+	rangeExcessMax = 0.1
+)
+
 // predictJSON is the document of `kpls predict --json` (DESIGN.md §6).
 type predictJSON struct {
-	Model             string      `json:"model"`
-	Data              string      `json:"data"`
-	Components        int         `json:"components"`
-	Level             float64     `json:"level"`
-	InterceptVariance bool        `json:"intercept_variance"`
-	Warnings          []string    `json:"warnings"`
-	Predictions       []bandJSON  `json:"predictions"`
-	Target            *targetJSON `json:"target,omitempty"`
+	Model             string           `json:"model"`
+	Data              string           `json:"data"`
+	Rows              int              `json:"rows"`
+	Dropped           int              `json:"dropped_rows"`
+	ID                string           `json:"id,omitempty"`
+	Components        int              `json:"components"`
+	Bands             bool             `json:"bands"`
+	Level             *float64         `json:"level,omitempty"`
+	InterceptVariance *bool            `json:"intercept_variance,omitempty"`
+	Extrapolation     extrapJSON       `json:"extrapolation"`
+	Warnings          []string         `json:"warnings"`
+	Predictions       []predictionJSON `json:"predictions"`
+	Target            *targetJSON      `json:"target,omitempty"`
 }
 
-type bandJSON struct {
-	Yhat  num `json:"yhat"`
-	SE    num `json:"se"`
-	Lower num `json:"lower"`
-	Upper num `json:"upper"`
+// predictionJSON is one prediction; se, lower and upper only with bands.
+type predictionJSON struct {
+	ID      string `json:"id,omitempty"`
+	Yhat    num    `json:"yhat"`
+	SE      *num   `json:"se,omitempty"`
+	Lower   *num   `json:"lower,omitempty"`
+	Upper   *num   `json:"upper,omitempty"`
+	Outside bool   `json:"outside"`
+}
+
+// extrapJSON says how "outside" was decided.
+type extrapJSON struct {
+	Measure   string  `json:"measure"` // "max_k" (rbf) or "range_excess" (linear)
+	Threshold float64 `json:"threshold"`
+	Outside   int     `json:"outside"` // points flagged
 }
 
 // targetJSON compares the predictions with a target column in the file.
 type targetJSON struct {
-	Name     string  `json:"name"`
-	RMSE     float64 `json:"rmse"`
-	Coverage float64 `json:"coverage"` // share of targets inside the confidence band
+	Name     string `json:"name"`
+	RMSE     num    `json:"rmse"`
+	R2       num    `json:"r2"`
+	Coverage *num   `json:"coverage,omitempty"` // share of targets inside the band; with bands only
 }
+
+// defaultComponents is the m a model predicts with unless told otherwise:
+// the choice kpls select or fit recorded in it.
+func defaultComponents(m *kpls.Model) int { return m.Chosen().M }
 
 func runPredict(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("predict", "--model MODEL --data F.csv [flags]",
-		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model), with\n"+
-			"pointwise confidence bands yhat ± z·se, se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n). Feature columns are matched\n"+
-			"by name; a target column in F.csv is ignored for prediction (its RMSE and band coverage are shown).")
+		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model). Feature\n"+
+			"columns are matched by name; other columns are ignored unread. A target column in F.csv is not\n"+
+			"used for prediction: RMSE and R² (and with bands the coverage) are reported against it.\n"+
+			"With --bands or --level, pointwise confidence bands yhat ± z·se, se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)\n"+
+			"(they need the n×n kernel matrix and m products with it per block of points; plain predictions\n"+
+			"cost O(n·d) per point). The bands measure variance only: they do not cover bias, nor\n"+
+			"extrapolation. Points outside the training data's reach are flagged (\"outside\") and counted\n"+
+			"in a warning.")
 	var c common
+	var df dataFlags
 	modelPath := fs.String("model", "", "model `file` written by kpls fit --model (required)")
-	data := fs.String("data", "", "CSV `file` of points to predict, with a header naming the model's features (required)")
-	comp := fs.Int("components", -1, "number of components `m` to predict with; -1 means the model's recorded choice")
-	level := fs.Float64("level", 0.98, "confidence level of the bands, in (0, 1)")
-	noIntercept := fs.Bool("no-intercept-variance", false, "leave the intercept's σ̂²/n out of the variance, as the paper does")
+	data := fs.String("data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
+	comp := fs.Int("components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
+	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
+	level := fs.Float64("level", 0.98, "confidence level of the bands, in (0, 1); setting it implies --bands")
+	noIntercept := fs.Bool("no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
+	output := fs.String("output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
+	format := fs.String("format", "", "predictions format: csv, json or table; empty means json with --json, else from --output's extension, else table")
+	df.register(fs, false)
 	c.register(fs, false)
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
+	withBands := *bands || fs.isSet("level")
 	switch {
 	case *modelPath == "":
 		return usagef("predict: --model is required")
@@ -63,6 +111,12 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return usagef("--level: %g, want a number strictly between 0 and 1", *level)
 	case fs.isSet("components") && *comp < 0:
 		return usagef("--components: %d, want at least 0", *comp)
+	case *noIntercept && !withBands:
+		return usagef("--no-intercept-variance applies to bands: add --bands or --level")
+	}
+	form, err := outputFormat(*format, *output, c.json)
+	if err != nil {
+		return err
 	}
 
 	m, err := loadModel(*modelPath)
@@ -71,70 +125,210 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	m0 := *comp
 	if !fs.isSet("components") {
-		m0 = m.Chosen().M
+		m0 = defaultComponents(m)
 	}
 	if m0 > m.Components() {
 		return usagef("--components: %d, the model has 0..%d valid components", m0, m.Components())
 	}
-	t, err := readPrediction(*data)
-	if err != nil {
-		return err
-	}
 	o := m.Options()
-	x, err := modelColumns(t, o, m.D())
+	features := o.FeatureNames
+	if len(features) != m.D() {
+		features = nil
+	}
+	t, hasTarget, err := df.readPrediction(*data, features, o.TargetName)
 	if err != nil {
 		return err
 	}
-	prog := newProgress(c.progress, e.stderr)
-	bo := kpls.BandOptions{Level: *level, NoIntercept: *noIntercept}
-	bands, err := predictBands(ctx, m, mat.NewDense(t.Rows, m.D(), x), m0, bo, prog)
-	prog.done()
+	df.note(e.stderr, t)
+	x, y, err := modelColumns(t, features, o.TargetName, hasTarget, m.D())
 	if err != nil {
-		return dataErr(*data, err)
+		return err
 	}
-	var tgt *targetJSON
-	var y []float64
-	if o.TargetName != "" {
-		if y, err = t.Select([]string{o.TargetName}); err == nil {
-			tgt = compare(o.TargetName, bands, y)
+	xm := mat.NewDense(t.Rows, m.D(), x)
+
+	var bs []kpls.Band
+	if withBands {
+		prog := newProgress(c.progress, e.stderr)
+		bs, err = predictBands(ctx, m, xm, m0, kpls.BandOptions{Level: *level, NoIntercept: *noIntercept}, prog)
+		prog.done()
+	} else {
+		var yhat []float64
+		if yhat, err = m.Predict(xm, m0); err == nil {
+			bs = make([]kpls.Band, len(yhat))
+			for i, v := range yhat {
+				bs[i].Yhat = v
+			}
 		}
 	}
-	warns := nonNil(m.Warnings())
-	if math.IsNaN(m.Stats()[m0].Sigma) {
-		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
+	if err != nil {
+		return dataErr(t.File, err)
+	}
+	outside, ex, err := extrapolation(m, xm)
+	if err != nil {
+		return dataErr(t.File, err)
 	}
 
-	if c.json {
-		out := predictJSON{Model: *modelPath, Data: *data, Components: m0, Level: *level, InterceptVariance: !*noIntercept,
-			Warnings: warns, Predictions: make([]bandJSON, len(bands)), Target: tgt}
-		for i, b := range bands {
-			out.Predictions[i] = bandJSON{num(b.Yhat), num(b.SE), num(b.Lower), num(b.Upper)}
+	warns := nonNil(m.Warnings())
+	if withBands && math.IsNaN(m.Stats()[m0].Sigma) {
+		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
+	}
+	if ex.Outside > 0 {
+		first := 0
+		for !outside[first] {
+			first++
 		}
+		warns = append(warns, fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
+			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(withBands)))
+	}
+	if len(t.Dropped) > 0 && t.IDs == nil {
+		warns = append(warns, fmt.Sprintf("--drop-missing dropped %d rows, so row numbers do not match the file's: give --id to carry an identifier", len(t.Dropped)))
+	}
+
+	doc := predictJSON{Model: *modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: df.id, Components: m0,
+		Bands: withBands, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
+	if withBands {
+		iv := !*noIntercept
+		doc.Level, doc.InterceptVariance = level, &iv
+	}
+	for i, b := range bs {
+		p := predictionJSON{Yhat: num(b.Yhat), Outside: outside[i]}
+		if t.IDs != nil {
+			p.ID = t.IDs[i]
+		}
+		if withBands {
+			se, lo, up := num(b.SE), num(b.Lower), num(b.Upper)
+			p.SE, p.Lower, p.Upper = &se, &lo, &up
+		}
+		doc.Predictions[i] = p
+	}
+	if hasTarget {
+		doc.Target = compare(o.TargetName, bs, y, withBands)
+	}
+
+	// The predictions go to --output or stdout; the summary to the text
+	// stream (stderr with --json) or, when stdout holds a CSV or JSON
+	// document, to stderr.
+	w, summary := e.stdout, c.text(e)
+	var file *os.File
+	if *output != "" {
+		if file, err = os.Create(*output); err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		defer file.Close()
+		w = file
+	} else if form != "table" {
+		summary = e.stderr
+	}
+	switch form {
+	case "json":
 		warnLines(e.stderr, warns)
-		return writeJSON(e.stdout, out)
+		err = writeJSON(w, doc)
+	case "csv":
+		err = writeCSV(w, doc, t, y)
+	default:
+		err = writeTable(w, doc, t, y, o.TargetName)
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", *modelPath, m.N(), m.D(), describeKernel(o), m0, m.Components())
-	fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n\n", 100**level, interceptNote(*noIntercept))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "row\tyhat\tse\tlower\tupper\t")
-	if y != nil {
-		fmt.Fprintf(tw, "%s\t", o.TargetName)
+	if err != nil {
+		return fmt.Errorf("writing predictions: %w", err)
 	}
-	fmt.Fprintln(tw)
-	for i, b := range bands {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t", i+1, f(b.Yhat), f(b.SE), f(b.Lower), f(b.Upper))
-		if y != nil {
-			fmt.Fprintf(tw, "%s\t", f(y[i]))
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("--output: %w", err)
 		}
-		fmt.Fprintln(tw)
 	}
-	tw.Flush()
-	if tgt != nil {
-		fmt.Fprintf(w, "\ntarget     %q: RMSE %.4g, %.1f %% inside the confidence bands\n", tgt.Name, tgt.RMSE, 100*tgt.Coverage)
+	if form == "table" && *output == "" {
+		summary = e.stdout
+		fmt.Fprintln(summary)
 	}
-	printWarnings(w, warns)
+	fmt.Fprintf(summary, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", *modelPath, m.N(), m.D(), describeKernel(o), m0, m.Components())
+	if withBands {
+		fmt.Fprintf(summary, "bands      %.4g %% confidence for f(x), %s\n", 100**level, interceptNote(*noIntercept))
+	}
+	if *output != "" {
+		fmt.Fprintf(summary, "output     %d predictions (%s) written to %s\n", t.Rows, form, *output)
+	}
+	if tg := doc.Target; tg != nil {
+		fmt.Fprintf(summary, "target     %q: RMSE %s, R² %s", tg.Name, f(float64(tg.RMSE)), f(float64(tg.R2)))
+		if tg.Coverage != nil {
+			fmt.Fprintf(summary, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
+		}
+		fmt.Fprintln(summary)
+	}
+	if form != "json" {
+		printWarnings(summary, warns)
+	}
 	return nil
+}
+
+// outputFormat resolves --format, --output and --json.
+func outputFormat(format, output string, asJSON bool) (string, error) {
+	form := strings.ToLower(format)
+	switch form {
+	case "", "csv", "json", "table":
+	default:
+		return "", usagef("--format: %q, want csv, json or table", format)
+	}
+	switch {
+	case asJSON && form != "" && form != "json":
+		return "", usagef("--json and --format %s disagree: give one of them", form)
+	case asJSON:
+		return "json", nil
+	case form != "":
+		return form, nil
+	}
+	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(output, ".gz"))) {
+	case ".csv":
+		return "csv", nil
+	case ".json":
+		return "json", nil
+	}
+	return "table", nil
+}
+
+// extrapolation flags the rows of x outside the training data's reach.
+func extrapolation(m *kpls.Model, x *mat.Dense) ([]bool, extrapJSON, error) {
+	var v []float64
+	var err error
+	ex := extrapJSON{Measure: "max_k", Threshold: reachMin}
+	if m.Options().Kernel == kpls.Linear {
+		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax}
+		v, err = m.RangeExcess(x)
+	} else {
+		v, err = m.Reach(x)
+	}
+	if err != nil {
+		return nil, ex, err
+	}
+	out := make([]bool, len(v))
+	for i, r := range v {
+		out[i] = ex.Measure == "max_k" && r < reachMin || ex.Measure == "range_excess" && r > rangeExcessMax
+		if out[i] {
+			ex.Outside++
+		}
+	}
+	return out, ex, nil
+}
+
+func describeExtrap(ex extrapJSON) string {
+	if ex.Measure == "max_k" {
+		return fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
+	}
+	return fmt.Sprintf("a feature beyond its training range by more than %g of that range", ex.Threshold)
+}
+
+func bandsCaveat(withBands bool) string {
+	if withBands {
+		return ", and the bands do not cover their bias"
+	}
+	return ""
+}
+
+// rowName names data row i (0-based) by its ID or number.
+func rowName(t *dataset.Table, i int) string {
+	if t.IDs != nil {
+		return fmt.Sprintf("id %q", t.IDs[i])
+	}
+	return fmt.Sprintf("row %d", i+1)
 }
 
 // predictBands runs PredictBands in blocks so that progress can be shown.
@@ -181,29 +375,133 @@ func loadModel(path string) (*kpls.Model, error) {
 	return m, nil
 }
 
-// modelColumns picks the model's features from t by name. A model saved
-// without names takes a file with exactly its number of columns.
-func modelColumns(t *dataset.Table, o kpls.Options, d int) ([]float64, error) {
-	if len(o.FeatureNames) == d {
-		return t.Select(o.FeatureNames)
+// modelColumns splits what readPrediction read into the model's features
+// and, if present, the target. A model saved without names takes a file
+// with exactly its number of columns (besides --id).
+func modelColumns(t *dataset.Table, features []string, target string, hasTarget bool, d int) (x, y []float64, err error) {
+	if features == nil {
+		if t.Cols != d {
+			return nil, nil, fmt.Errorf("%s: %d columns, the model (saved without feature names) has %d features", t.File, t.Cols, d)
+		}
+		return t.Data, nil, nil
 	}
-	if t.Cols != d {
-		return nil, fmt.Errorf("%s: %d columns, the model (saved without feature names) has %d features", t.File, t.Cols, d)
+	if x, err = t.Select(features); err != nil {
+		return nil, nil, err
 	}
-	return t.Data, nil
+	if hasTarget {
+		if y, err = t.Select([]string{target}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return x, y, nil
 }
 
-// compare measures predictions against known targets.
-func compare(name string, bands []kpls.Band, y []float64) *targetJSON {
-	var sse float64
+// compare measures predictions against known targets: RMSE, R² against
+// the targets' own mean (null for a constant target) and, with bands, the
+// share inside them.
+func compare(name string, bands []kpls.Band, y []float64, withBands bool) *targetJSON {
+	var sse, mean, sst float64
 	in := 0
 	for i, b := range bands {
 		r := y[i] - b.Yhat
 		sse += r * r
+		mean += y[i]
 		if y[i] >= b.Lower && y[i] <= b.Upper {
 			in++
 		}
 	}
 	n := float64(len(bands))
-	return &targetJSON{Name: name, RMSE: math.Sqrt(sse / n), Coverage: float64(in) / n}
+	mean /= n
+	for _, v := range y {
+		sst += (v - mean) * (v - mean)
+	}
+	t := &targetJSON{Name: name, RMSE: num(math.Sqrt(sse / n)), R2: num(1 - sse/sst)}
+	if sst == 0 {
+		t.R2 = num(math.NaN())
+	}
+	if withBands {
+		c := num(float64(in) / n)
+		t.Coverage = &c
+	}
+	return t
+}
+
+// writeCSV writes one line per prediction: the ID (or row number), yhat,
+// with bands se, lower and upper, the outside flag, and the target when
+// the file has it.
+func writeCSV(w io.Writer, doc predictJSON, t *dataset.Table, y []float64) error {
+	cw := csv.NewWriter(w)
+	idName := "row"
+	if doc.ID != "" {
+		idName = doc.ID
+	}
+	hdr := []string{idName, "yhat"}
+	if doc.Bands {
+		hdr = append(hdr, "se", "lower", "upper")
+	}
+	hdr = append(hdr, "outside")
+	if doc.Target != nil {
+		hdr = append(hdr, doc.Target.Name)
+	}
+	cw.Write(hdr)
+	g := func(v *num) string {
+		if v == nil || math.IsNaN(float64(*v)) {
+			return ""
+		}
+		return strconv.FormatFloat(float64(*v), 'g', -1, 64)
+	}
+	for i, p := range doc.Predictions {
+		id := p.ID
+		if t.IDs == nil {
+			id = strconv.Itoa(i + 1)
+		}
+		rec := []string{id, g(&p.Yhat)}
+		if doc.Bands {
+			rec = append(rec, g(p.SE), g(p.Lower), g(p.Upper))
+		}
+		rec = append(rec, strconv.FormatBool(p.Outside))
+		if y != nil {
+			rec = append(rec, strconv.FormatFloat(y[i], 'g', -1, 64))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeTable writes the predictions as an aligned table; "!" marks points
+// outside the training data's reach.
+func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, target string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	idName := "row"
+	if doc.ID != "" {
+		idName = doc.ID
+	}
+	fmt.Fprintf(tw, "%s\tyhat\t", idName)
+	if doc.Bands {
+		fmt.Fprint(tw, "se\tlower\tupper\t")
+	}
+	if y != nil {
+		fmt.Fprintf(tw, "%s\t", target)
+	}
+	fmt.Fprintln(tw)
+	v := func(p *num) string { return f(float64(*p)) }
+	for i, p := range doc.Predictions {
+		id := p.ID
+		if t.IDs == nil {
+			id = strconv.Itoa(i + 1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", id, v(&p.Yhat))
+		if doc.Bands {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", v(p.SE), v(p.Lower), v(p.Upper))
+		}
+		if y != nil {
+			fmt.Fprintf(tw, "%s\t", f(y[i]))
+		}
+		if p.Outside {
+			fmt.Fprint(tw, " ! outside")
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }

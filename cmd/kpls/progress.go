@@ -4,29 +4,49 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// progress turns kpls.Progress callbacks into a one-line bar on a
-// terminal or occasional log lines elsewhere.
+// progress turns kpls.Progress callbacks into one bar over the whole job
+// (every width of a selection, every pass over each) with the time left,
+// on a terminal, or occasional plain log lines elsewhere.
+//
+// The library reports per stage: "select" (width i of k starts), then for
+// each width "kernel", "fit" and, with --dof exact, "dof", each with its
+// own Done/Total; "bands" for predictions. Each width is one unit of the
+// job, split between its stages by stageSpan; the estimate of the time
+// left extrapolates the rate so far, so it is rough while the first width
+// runs and sharpens after.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	bar    bool
-	start  time.Time
-	last   time.Time
-	logged bool // a plain line has been written
-	drawn  bool
-	// of is "i/k: " while Select works on its i-th of k widths.
-	of string
+	mu    sync.Mutex
+	w     io.Writer
+	term  bool
+	bar   *progressbar.ProgressBar
+	start time.Time
+	last  time.Time // of the last plain line
+	width int       // index of the width being worked on
+	of    int       // widths in the job; 1 outside select
+	label string
 }
 
 // logEvery is the least time between two plain progress lines.
 const logEvery = time.Second
+
+// unit is the bar's resolution per width.
+const unit = 1000
+
+// stageSpan is the share of a width's unit each stage runs over: [from, to).
+var stageSpan = map[string][2]float64{
+	"kernel": {0, 0.1},
+	"fit":    {0.1, 0.6},
+	"dof":    {0.6, 1},
+	"bands":  {0, 1},
+}
 
 // newProgress returns a reporter for mode, or nil when nothing is to be
 // shown: with auto only a terminal gets a bar.
@@ -36,7 +56,7 @@ func newProgress(mode progressMode, w io.Writer) *progress {
 	case mode == "off", mode == "auto" && !term:
 		return nil
 	}
-	return &progress{w: w, bar: term, start: time.Now()}
+	return &progress{w: w, term: term}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -61,46 +81,78 @@ func (p *progress) update(u kpls.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	if p.start.IsZero() {
+		p.start, p.of = now, 1
+	}
 	if u.Stage == "select" {
-		p.of = fmt.Sprintf("%d/%d ", u.Done+1, u.Total)
+		// The stages of width u.Done follow.
+		p.width, p.of = u.Done, max(u.Total, 1)
 		return
 	}
-	label := u.Stage
+	span, ok := stageSpan[u.Stage]
+	if !ok {
+		span = [2]float64{0, 1}
+	}
+	frac := 0.0
+	if u.Total > 0 {
+		frac = min(1, float64(u.Done)/float64(u.Total))
+	}
+	within := span[0] + frac*(span[1]-span[0])
+	p.label = u.Stage
 	if u.Width > 0 {
-		label = fmt.Sprintf("%swidth %.4g %s", p.of, u.Width, u.Stage)
+		p.label = fmt.Sprintf("width %.4g %s", u.Width, u.Stage)
 	}
-	if p.bar {
-		if now.Sub(p.last) < 50*time.Millisecond && u.Done != u.Total {
-			return
-		}
-		p.last = now
-		const cells = 30
-		frac := 0.0
-		if u.Total > 0 {
-			frac = min(1, float64(u.Done)/float64(u.Total))
-		}
-		full := int(frac * cells)
-		fmt.Fprintf(p.w, "\r\033[K%-28s [%s%s] %3.0f%%  %s", label, strings.Repeat("#", full), strings.Repeat(".", cells-full), 100*frac, now.Sub(p.start).Round(100*time.Millisecond))
-		p.drawn = true
-		return
+	if p.of > 1 {
+		p.label = fmt.Sprintf("%d/%d %s", p.width+1, p.of, p.label)
 	}
-	if p.logged && now.Sub(p.last) < logEvery {
-		return
-	}
-	p.logged, p.last = true, now
-	fmt.Fprintf(p.w, "kpls: %6.1fs  %s %d/%d\n", now.Sub(p.start).Seconds(), label, u.Done, u.Total)
+	p.show(now, (float64(p.width)+within)/float64(p.of))
 }
 
-// done clears the bar so that what follows starts on a clean line.
+// show draws the bar at the job fraction done, or logs a line (the first,
+// then at most one per logEvery).
+func (p *progress) show(now time.Time, done float64) {
+	if p.term {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions64(int64(p.of*unit),
+				progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionShowElapsedTimeOnFinish(),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+				progressbar.OptionSetRenderBlankState(true),
+			)
+		}
+		if p.bar.GetMax64() != int64(p.of*unit) {
+			p.bar.ChangeMax64(int64(p.of * unit))
+		}
+		p.bar.Describe(fmt.Sprintf("%-28s", p.label))
+		p.bar.Set64(int64(done * float64(p.of*unit)))
+		return
+	}
+	if !p.last.IsZero() && now.Sub(p.last) < logEvery {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start)
+	left := "?"
+	if done > 0.01 && el > time.Second {
+		left = (time.Duration(float64(el) * (1 - done) / done)).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "kpls: %6.1fs  %-28s %3.0f %% of the job, about %s left\n", el.Seconds(), p.label, 100*done, left)
+}
+
+// done ends the job: the bar is cleared so that what follows starts on a
+// clean line, and the next update starts a new job.
 func (p *progress) done() {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.drawn = false
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar.Exit()
 	}
-	p.of = ""
+	p.bar, p.start, p.last, p.width, p.of, p.label = nil, time.Time{}, time.Time{}, 0, 0, ""
 }

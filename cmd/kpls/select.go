@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -161,7 +160,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	t, err := dataset.ReadFile(mf.data)
+	t, err := mf.readTraining(e)
 	if err != nil {
 		return err
 	}

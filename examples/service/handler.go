@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/kpls"
@@ -21,6 +25,11 @@ const (
 	DefaultMaxBytes  = 8 << 20
 	DefaultMaxPoints = 100_000
 	DefaultTimeout   = 30 * time.Second
+	// DefaultBandBudget bounds n × points × m of one band request. At
+	// n = 8192 and m = 10 it admits 610 points: about 9 s on an idle
+	// two-core machine (14 s per 1000 points), under a third of the default
+	// timeout, leaving room for a loaded machine (README, "Load test").
+	DefaultBandBudget = 5e7
 )
 
 // Server answers prediction requests for one model. A kpls.Model is
@@ -32,69 +41,109 @@ type Server struct {
 	// MaxPoints bounds the rows of one request. Plain predictions do not
 	// look at the context, so this is what bounds their time.
 	MaxPoints int
+	// BandBudget bounds n × points × m for a request with bands; a larger
+	// one is refused with 422 before any work, rather than running into
+	// Timeout after burning CPU.
+	BandBudget float64
 	// Timeout bounds a request: waiting for a work slot and computing
 	// confidence bands (which check the context between steps).
 	Timeout time.Duration
+	// Log receives one line per request; nil means slog.Default().
+	Log *slog.Logger
 
 	model       *kpls.Model
+	features    []string
 	defaultComp int
 	// slots bounds the requests computing at once: each can use every core
 	// (the band products are parallel), and each holds its working memory.
-	slots chan struct{}
+	slots   chan struct{}
+	metrics *metrics
+	mux     *http.ServeMux
 }
 
 // NewServer returns a server for m. Requests that give no number of
 // components get the one gMDL selects.
 func NewServer(m *kpls.Model) *Server {
-	return &Server{
+	s := &Server{
 		MaxBytes:    DefaultMaxBytes,
 		MaxPoints:   DefaultMaxPoints,
+		BandBudget:  DefaultBandBudget,
 		Timeout:     DefaultTimeout,
 		model:       m,
 		defaultComp: m.Chosen().M,
 		slots:       make(chan struct{}, runtime.GOMAXPROCS(0)),
+		metrics:     newMetrics(),
 	}
+	if f := m.Options().FeatureNames; len(f) == m.D() {
+		s.features = f
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("/predict", s.predict)
+	s.mux.HandleFunc("/healthz", s.healthz)
+	s.mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint %q (try POST /predict, GET /healthz or GET /metrics)", r.URL.Path)
+	})
+	return s
 }
 
-// ServeHTTP routes POST /predict and GET /healthz.
+// ServeHTTP routes POST /predict, GET /healthz and GET /metrics, giving
+// every request an id (the client's X-Request-Id if sensible), a log
+// line and its metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/predict":
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, http.StatusMethodNotAllowed, "use POST for /predict, not %s", r.Method)
-			return
-		}
-		s.predict(w, r)
-	case "/healthz":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, http.StatusMethodNotAllowed, "use GET for /healthz, not %s", r.Method)
-			return
-		}
-		writeJSON(w, http.StatusOK, health{
-			Status: "ok", N: s.model.N(), D: s.model.D(),
-			Components: s.model.Components(), DefaultComponents: s.defaultComp,
-		})
+	start := time.Now()
+	id := requestID(r.Header.Get("X-Request-Id"))
+	w.Header().Set("X-Request-Id", id)
+	info := &requestInfo{}
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	s.mux.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
+	el := time.Since(start)
+
+	path := r.URL.Path
+	switch path {
+	case "/predict", "/healthz", "/metrics":
 	default:
-		writeError(w, http.StatusNotFound, "no such endpoint %q (try POST /predict or GET /healthz)", r.URL.Path)
+		path = "other" // bounded label values
 	}
+	s.metrics.observe(path, rec.status, info, el)
+	log := s.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	level := slog.LevelInfo
+	if rec.status >= 500 {
+		level = slog.LevelWarn
+	}
+	attrs := []slog.Attr{
+		slog.String("id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", rec.status), slog.Int("points", info.points), slog.Bool("bands", info.bands),
+		slog.Float64("latency_ms", float64(el.Microseconds())/1e3), slog.Int("bytes", rec.bytes),
+	}
+	if info.err != "" {
+		attrs = append(attrs, slog.String("error", info.err))
+	}
+	log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, "use GET for /healthz, not %s", r.Method)
+		return
+	}
+	writeJSON(w, http.StatusOK, health{
+		Status: "ok", N: s.model.N(), D: s.model.D(), Features: s.features,
+		Components: s.model.Components(), DefaultComponents: s.defaultComp,
+	})
 }
 
 type health struct {
-	Status            string `json:"status"`
-	N                 int    `json:"n"`
-	D                 int    `json:"d"`
-	Components        int    `json:"components"`
-	DefaultComponents int    `json:"default_components"`
-}
-
-// predictRequest is the body of POST /predict. Components and Level are
-// optional; a level asks for confidence bands.
-type predictRequest struct {
-	X          [][]float64 `json:"x"`
-	Components *int        `json:"components"`
-	Level      *float64    `json:"level"`
+	Status            string   `json:"status"`
+	N                 int      `json:"n"`
+	D                 int      `json:"d"`
+	Features          []string `json:"features,omitempty"`
+	Components        int      `json:"components"`
+	DefaultComponents int      `json:"default_components"`
 }
 
 type predictResponse struct {
@@ -108,44 +157,65 @@ type point struct {
 }
 
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "use POST for /predict, not %s", r.Method)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.Timeout)
 	defer cancel()
-
-	var req predictRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.MaxBytes))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil && dec.Decode(new(json.RawMessage)) != io.EOF {
-		err = errors.New("more than one JSON value in the body")
+	info, _ := r.Context().Value(infoKey{}).(*requestInfo)
+	if info == nil {
+		info = &requestInfo{}
 	}
+	fail := func(status int, format string, args ...any) {
+		info.err = fmt.Sprintf(format, args...)
+		writeError(w, status, "%s", info.err)
+	}
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBytes))
 	if err != nil {
 		if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "the body exceeds %d bytes", tooBig.Limit)
+			fail(http.StatusRequestEntityTooLarge, "the body exceeds %d bytes", tooBig.Limit)
 			return
 		}
-		writeError(w, http.StatusBadRequest, "bad JSON: %v", err)
+		fail(http.StatusBadRequest, "reading the body: %v", err)
+		return
+	}
+	req, err := parseRequest(body, s.features, s.model.D())
+	if err != nil {
+		fail(http.StatusBadRequest, "%v", err)
 		return
 	}
 	x, err := s.rows(req.X)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
+		fail(http.StatusBadRequest, "%v", err)
 		return
 	}
+	points, _ := x.Dims()
+	info.points, info.bands = points, req.Level != nil
 	comp := s.defaultComp
 	if req.Components != nil {
 		comp = *req.Components
 	}
 	// The library reads level 0 as its default; here an explicit 0 is an error.
 	if req.Level != nil && !(*req.Level > 0 && *req.Level < 1) {
-		writeError(w, http.StatusBadRequest, "level must lie strictly between 0 and 1, got %g", *req.Level)
+		fail(http.StatusBadRequest, "level must lie strictly between 0 and 1, got %g", *req.Level)
 		return
+	}
+	if req.Level != nil {
+		if cost := float64(s.model.N()) * float64(points) * float64(max(comp, 1)); cost > s.BandBudget {
+			fail(http.StatusUnprocessableEntity, "a band request costs n × points × m = %d × %d × %d = %.3g, over the limit of %.3g: send at most %d points per band request",
+				s.model.N(), points, max(comp, 1), cost, s.BandBudget, int(s.BandBudget/float64(s.model.N()*max(comp, 1))))
+			return
+		}
 	}
 
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
-		writeError(w, http.StatusServiceUnavailable, "busy: no work slot within %v", s.Timeout)
+		fail(http.StatusServiceUnavailable, "busy: no work slot within %v", s.Timeout)
 		return
 	}
 	resp := predictResponse{Components: comp, Level: req.Level}
@@ -161,7 +231,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		resp.Predictions, err = s.model.PredictBands(ctx, x, comp, kpls.BandOptions{Level: *req.Level})
 	}
 	if err != nil {
-		writeError(w, statusOf(err), "%v", err)
+		fail(statusOf(err), "%v", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -172,7 +242,7 @@ func (s *Server) rows(x [][]float64) (*mat.Dense, error) {
 	d := s.model.D()
 	switch {
 	case len(x) == 0:
-		return nil, errors.New(`"x" is missing or has no rows`)
+		return nil, errors.New(`no rows: "x" or "rows" is missing or empty`)
 	case len(x) > s.MaxPoints:
 		return nil, fmt.Errorf("%d points in one request, the limit is %d", len(x), s.MaxPoints)
 	}
@@ -227,3 +297,71 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// metrics are the service's Prometheus series, in a registry of its own
+// (so that tests can run several servers), with the Go runtime's and the
+// process's collectors.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	points   *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kpls_http_requests_total", Help: "HTTP requests by path and status code.",
+		}, []string{"path", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "kpls_http_request_duration_seconds", Help: "Request latency by path and whether bands were asked for.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10), // 0.5 ms .. 131 s
+		}, []string{"path", "bands"}),
+		points: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "kpls_predict_points", Help: "Points per accepted prediction request.",
+			Buckets: prometheus.ExponentialBuckets(1, 10, 6),
+		}, []string{"bands"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.points,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) observe(path string, status int, info *requestInfo, el time.Duration) {
+	bands := fmt.Sprint(info.bands)
+	m.requests.WithLabelValues(path, fmt.Sprint(status)).Inc()
+	m.latency.WithLabelValues(path, bands).Observe(el.Seconds())
+	if path == "/predict" && info.points > 0 {
+		m.points.WithLabelValues(bands).Observe(float64(info.points))
+	}
+}
+
+// requestInfo is what the handler tells the log line and metrics.
+type requestInfo struct {
+	points int
+	bands  bool
+	err    string
+}
+
+type infoKey struct{}
+
+// recorder remembers the status and size of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,10 +1,13 @@
 // Command service serves predictions of a saved kernel PLS model over HTTP.
 //
-//	go run ./examples/service -model model.json -addr :8080
+//	go run ./examples/service -model model.json -addr 127.0.0.1:8080
 //
-// POST /predict takes {"x": [[…], …], "components": m, "level": 0.98} and
-// answers {"components": m, "predictions": [{"yhat": …, "se": …, "lower": …,
-// "upper": …}, …]}; GET /healthz reports the model's size. See README.md.
+// POST /predict takes {"x": [[…], …], "components": m, "level": 0.98} (or
+// the points by feature name: {"rows": [{"x1": …, "x2": …}, …]}) and answers
+// {"components": m, "predictions": [{"yhat": …, "se": …, "lower": …,
+// "upper": …}, …]}; GET /healthz reports the model's size, GET /metrics
+// the Prometheus metrics. Every request is logged as one JSON line on
+// stderr. See README.md.
 package main
 
 import (
@@ -12,7 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -26,23 +29,25 @@ import (
 
 func main() {
 	modelPath := flag.String("model", "", "model file written by kpls fit --model (required)")
-	addr := flag.String("addr", ":8080", "address to listen on")
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; :8080 for every interface)")
 	timeout := flag.Duration("timeout", DefaultTimeout, "per-request time limit")
 	maxBytes := flag.Int64("max-bytes", DefaultMaxBytes, "largest request body accepted")
 	maxPoints := flag.Int("max-points", DefaultMaxPoints, "most points in one request")
+	budget := flag.Float64("band-budget", DefaultBandBudget, "largest n × points × components of a band request; larger ones get 422")
 	warm := flag.Bool("warm", true, "build the kernel matrix behind confidence bands before serving, not on the first band request")
 	flag.Parse()
 	if *modelPath == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: service -model FILE [-addr :8080] [-timeout 30s] [-max-bytes N] [-max-points N] [-warm=true]")
+		fmt.Fprintln(os.Stderr, "usage: service -model FILE [-addr 127.0.0.1:8080] [-timeout 30s] [-max-bytes N] [-max-points N] [-band-budget B] [-warm=true]")
 		os.Exit(2)
 	}
-	if err := run(*modelPath, *addr, *timeout, *maxBytes, *maxPoints, *warm); err != nil {
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	if err := run(*modelPath, *addr, *timeout, *maxBytes, *maxPoints, *budget, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "service:", err)
 		os.Exit(1)
 	}
 }
 
-func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, warm bool) error {
+func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, budget float64, warm bool) error {
 	f, err := os.Open(modelPath)
 	if err != nil {
 		return err
@@ -53,16 +58,16 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 	s := NewServer(m)
-	s.Timeout, s.MaxBytes, s.MaxPoints = timeout, maxBytes, maxPoints
-	log.Printf("model %s: n = %d, d = %d, %d components (gMDL picks %d)", modelPath, m.N(), m.D(), m.Components(), s.defaultComp)
+	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
+	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.Components(), "default_components", s.defaultComp)
 	if warm {
 		start := time.Now()
 		// Any point will do: the first band request builds the n×n matrix.
 		_, err := m.PredictBands(context.Background(), mat.NewDense(1, m.D(), nil), s.defaultComp, kpls.BandOptions{})
 		if err != nil {
-			log.Printf("warm-up: %v", err)
+			slog.Warn("warm-up", "error", err)
 		}
-		log.Printf("kernel matrix built in %v", time.Since(start).Round(time.Millisecond))
+		slog.Info("kernel matrix built", "seconds", time.Since(start).Seconds())
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -76,13 +81,13 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
-	log.Printf("listening on %s", addr)
+	slog.Info("listening", "addr", addr)
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Print("shutting down")
+	slog.Info("shutting down")
 	shut, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil && !errors.Is(err, http.ErrServerClosed) {

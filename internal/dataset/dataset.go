@@ -3,18 +3,20 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// MinRows is the smallest number of data rows Read accepts: with fewer there
-// is nothing to fit or to estimate a noise level from.
+// MinRows is the smallest number of data rows Read accepts by default:
+// with fewer there is nothing to fit or to estimate a noise level from.
 const MinRows = 3
 
 // Sentinel errors wrapped by *Error; test for them with errors.Is.
@@ -22,12 +24,15 @@ var (
 	ErrEmpty           = errors.New("empty input")
 	ErrRagged          = errors.New("wrong number of fields")
 	ErrNotNumber       = errors.New("not a number")
+	ErrMissing         = errors.New("missing value")
 	ErrNonFinite       = errors.New("non-finite value")
 	ErrTooFewRows      = errors.New("too few data rows")
 	ErrUnknownColumn   = errors.New("unknown column")
 	ErrDuplicateColumn = errors.New("duplicate column name")
 	ErrUnnamedColumn   = errors.New("column has no name")
 	ErrNoFeatures      = errors.New("no feature columns")
+	ErrNumericHeader   = errors.New("the header line holds numbers, not column names")
+	ErrDelimiter       = errors.New("unsupported delimiter")
 )
 
 // Error describes what is wrong with an input file and where.
@@ -61,119 +66,373 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Table is a numeric CSV file: a header and row-major values.
+// Table is a numeric CSV file, or the columns of one that were asked
+// for: their names and row-major values.
 type Table struct {
 	File       string    // name used in error messages
-	Names      []string  // column names, trimmed, in file order
+	Names      []string  // column names, trimmed, in file order or the order asked for
 	Rows, Cols int       // data rows (header excluded) and columns
 	Data       []float64 // Rows×Cols, row-major
+	// IDs holds the text of the Columns.ID column, one per row; nil
+	// without one.
+	IDs []string
+	// Dropped lists the lines of the rows left out by Options.DropMissing.
+	Dropped []int
 }
 
-// ReadFile reads the CSV file at path; see Read.
-func ReadFile(path string) (*Table, error) {
+// Options says how to read a file. The zero value reads a file with a
+// header line whose delimiter is detected, and fails on missing values.
+type Options struct {
+	// Delimiter is ',', ';' or '\t'; 0 detects it from the first line (the
+	// one of the three occurring most often outside quotes, comma if none).
+	Delimiter rune
+	// NoHeader says the file has no header line: the columns are named
+	// x1, x2, ..., and y for the last. Without it, a first line made only of
+	// numbers is ErrNumericHeader.
+	NoHeader bool
+	// DropMissing drops rows with a missing value (an empty cell, NA, N/A,
+	// NaN, null or ?) in a column being read, instead of failing with
+	// ErrMissing; Table.Dropped lists their lines.
+	DropMissing bool
+	// MinRows is the fewest data rows accepted (after dropping); 0 means
+	// the package's MinRows.
+	MinRows int
+}
+
+// Columns says which columns Reader.Read parses.
+type Columns struct {
+	// Numeric names the columns parsed as numbers, in the order they are
+	// wanted; nil means every column except ID, in file order. Any other
+	// column is skipped unread, whatever it holds.
+	Numeric []string
+	// ID names a column kept as text in Table.IDs; "" means none.
+	ID string
+}
+
+// Reader reads one file: Open or NewReader parse the header, Names lists
+// the columns, Read parses the data.
+type Reader struct {
+	name   string
+	opts   Options
+	cr     *csv.Reader
+	names  []string
+	first  []string // with NoHeader, the first data record
+	line1  int      // its line
+	closer io.Closer
+	done   bool
+}
+
+// Open opens the file at path for reading; "-" is standard input. The
+// caller must Close the Reader. See NewReader.
+func Open(path string, opts Options) (*Reader, error) {
+	if path == "-" {
+		return NewReader(os.Stdin, "stdin", opts)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read data: %w", err)
 	}
-	defer f.Close()
-	return Read(f, path)
+	r, err := NewReader(f, path, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
 }
 
-// Read parses a numeric CSV file with a header line. name is the file name
-// used in error messages. Every failure is an *Error.
-func Read(r io.Reader, name string) (*Table, error) {
-	br := bufio.NewReader(r)
+// Close closes the file Open opened.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
+
+// NewReader reads the header of a CSV file from in, which may be
+// gzip-compressed (recognised by its magic bytes, whatever the name).
+// name is the file name used in error messages. Every failure is an *Error.
+func NewReader(in io.Reader, name string, opts Options) (*Reader, error) {
+	r := &Reader{name: name, opts: opts}
+	br := bufio.NewReaderSize(in, 64<<10)
+	if p, err := br.Peek(2); err == nil && p[0] == 0x1f && p[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, r.errorf(0, 0, 0, fmt.Errorf("gzip: %w", err))
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
 	// Discard a byte order mark before csv sees it, so it cannot end up in
 	// the first column's name.
 	if p, err := br.Peek(3); err == nil && bytes.Equal(p, []byte("\uFEFF")) {
 		br.Discard(3)
 	}
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1 // ragged rows are reported below, with column counts
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true // so that `1, "2"` parses; trailing spaces are trimmed per field
-
-	t := &Table{File: name}
-	fail := func(line, row, col int, err error) (*Table, error) {
-		e := &Error{File: name, Line: line, Row: row, Col: col, Err: err}
-		if col > 0 && col <= len(t.Names) {
-			e.Column = t.Names[col-1]
-		}
-		return nil, e
+	delim := opts.Delimiter
+	switch delim {
+	case 0:
+		p, _ := br.Peek(64 << 10)
+		delim = detectDelimiter(p)
+	case ',', ';', '\t':
+	default:
+		return nil, r.errorf(0, 0, 0, fmt.Errorf("%w %q (want comma, semicolon or tab)", ErrDelimiter, delim))
 	}
+	r.cr = csv.NewReader(br)
+	r.cr.Comma = delim
+	r.cr.FieldsPerRecord = -1 // ragged rows are reported below, with column counts
+	r.cr.ReuseRecord = true
+	// So that `1, "2"` parses; trailing spaces are trimmed per field. Not
+	// with tabs, where it would swallow empty fields.
+	r.cr.TrimLeadingSpace = delim != '\t'
 
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
+	rec, line, err := r.next(0)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, r.errorf(0, 0, 0, fmt.Errorf("%w: no header line", ErrEmpty))
+	}
+	if opts.NoHeader {
+		r.first, r.line1 = slices.Clone(rec), line
+		r.names = make([]string, len(rec))
+		for j := range rec {
+			r.names[j] = fmt.Sprintf("x%d", j+1)
+		}
+		r.names[len(rec)-1] = "y"
+		return r, nil
+	}
+	if err := r.setHeader(rec); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Names returns the column names: the header's, or x1, ..., y with
+// Options.NoHeader.
+func (r *Reader) Names() []string { return slices.Clone(r.names) }
+
+// Delimiter returns the field delimiter in use.
+func (r *Reader) Delimiter() rune { return r.cr.Comma }
+
+// detectDelimiter picks comma, semicolon or tab, whichever occurs most
+// often outside quotes in the first line of p.
+func detectDelimiter(p []byte) rune {
+	counts := map[byte]int{}
+	quoted := false
+	for _, c := range p {
+		if c == '"' {
+			quoted = !quoted
+			continue
+		}
+		if c == '\n' && !quoted {
 			break
+		}
+		if !quoted {
+			counts[c]++
+		}
+	}
+	best := byte(',')
+	for _, c := range []byte{';', '\t'} {
+		if counts[c] > counts[best] {
+			best = c
+		}
+	}
+	return rune(best)
+}
+
+// next returns the next non-blank record and its line, or nil at the end.
+func (r *Reader) next(row int) ([]string, int, error) {
+	for {
+		rec, err := r.cr.Read()
+		if err == io.EOF {
+			return nil, 0, nil
 		}
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				row := t.Rows + 1
-				if t.Names == nil {
-					row = 0
-				}
-				return fail(pe.Line, row, 0, pe.Err)
+				return nil, 0, r.errorf(pe.Line, row, 0, pe.Err)
 			}
-			return fail(0, 0, 0, err)
+			return nil, 0, r.errorf(0, 0, 0, err)
 		}
-		if isBlank(rec) {
-			continue
+		if !isBlank(rec) {
+			line, _ := r.cr.FieldPos(0)
+			return rec, line, nil
 		}
-		if t.Names == nil {
-			if err := t.setHeader(rec, cr); err != nil {
+	}
+}
+
+func (r *Reader) errorf(line, row, col int, err error) error {
+	e := &Error{File: r.name, Line: line, Row: row, Col: col, Err: err}
+	if col > 0 && col <= len(r.names) {
+		e.Column = r.names[col-1]
+	}
+	return e
+}
+
+// Read parses the data rows: the columns cols names, every other one
+// skipped unread. It can be called once.
+func (r *Reader) Read(cols Columns) (*Table, error) {
+	if r.done {
+		return nil, r.errorf(0, 0, 0, errors.New("dataset: Read called twice"))
+	}
+	r.done = true
+	t := &Table{File: r.name}
+	idCol := -1
+	if cols.ID != "" {
+		if idCol = index(r.names, cols.ID); idCol < 0 {
+			return nil, unknown(r.name, r.names, cols.ID)
+		}
+		t.IDs = []string{}
+	}
+	var idx []int
+	if cols.Numeric == nil {
+		for j, n := range r.names {
+			if j != idCol {
+				idx = append(idx, j)
+				t.Names = append(t.Names, n)
+			}
+		}
+	} else {
+		for _, n := range cols.Numeric {
+			j := index(r.names, n)
+			if j < 0 {
+				return nil, unknown(r.name, r.names, n)
+			}
+			idx = append(idx, j)
+			t.Names = append(t.Names, n)
+		}
+	}
+	t.Cols = len(idx)
+	minRows := r.opts.MinRows
+	if minRows <= 0 {
+		minRows = MinRows
+	}
+
+	row := 0
+	vals := make([]float64, len(idx))
+	for {
+		var rec []string
+		var line int
+		if r.first != nil {
+			rec, line, r.first = r.first, r.line1, nil
+		} else {
+			var err error
+			if rec, line, err = r.next(row + 1); err != nil {
 				return nil, err
 			}
+		}
+		if rec == nil {
+			break
+		}
+		row++
+		if len(rec) != len(r.names) {
+			return nil, r.errorf(line, row, 0, fmt.Errorf("%w: have %d, header has %d", ErrRagged, len(rec), len(r.names)))
+		}
+		missing := false
+		for k, j := range idx {
+			v, err := parseNumber(rec[j])
+			if errors.Is(err, ErrMissing) && r.opts.DropMissing {
+				missing = true
+				break
+			}
+			if err != nil {
+				if r.cr.Comma == ';' && strings.Contains(rec[j], ",") {
+					err = fmt.Errorf("%w (decimal commas are not supported)", err)
+				}
+				l, _ := r.cr.FieldPos(j)
+				if l == 0 || r.opts.NoHeader && row == 1 {
+					l = line
+				}
+				return nil, r.errorf(l, row, j+1, err)
+			}
+			vals[k] = v
+		}
+		if missing {
+			t.Dropped = append(t.Dropped, line)
 			continue
 		}
-		row := t.Rows + 1
-		line, _ := cr.FieldPos(0)
-		if len(rec) != t.Cols {
-			return fail(line, row, 0, fmt.Errorf("%w: have %d, header has %d", ErrRagged, len(rec), t.Cols))
-		}
-		for j, f := range rec {
-			v, err := parseNumber(f)
-			if err != nil {
-				line, _ := cr.FieldPos(j)
-				return fail(line, row, j+1, err)
-			}
-			t.Data = append(t.Data, v)
+		t.Data = append(t.Data, vals...)
+		if idCol >= 0 {
+			t.IDs = append(t.IDs, strings.TrimSpace(rec[idCol]))
 		}
 		t.Rows++
 	}
 
+	dropped := ""
+	if len(t.Dropped) > 0 {
+		dropped = fmt.Sprintf(" after dropping %d with missing values", len(t.Dropped))
+	}
 	switch {
-	case t.Names == nil:
-		return fail(0, 0, 0, fmt.Errorf("%w: no header line", ErrEmpty))
-	case t.Rows == 0:
-		return fail(0, 0, 0, fmt.Errorf("%w: header but no data rows", ErrEmpty))
-	case t.Rows < MinRows:
-		return fail(0, 0, 0, fmt.Errorf("%w: have %d, need at least %d", ErrTooFewRows, t.Rows, MinRows))
+	case t.Rows == 0 && len(t.Dropped) == 0 && !r.opts.NoHeader:
+		return nil, r.errorf(0, 0, 0, fmt.Errorf("%w: header but no data rows", ErrEmpty))
+	case t.Rows < minRows:
+		return nil, r.errorf(0, 0, 0, fmt.Errorf("%w: have %d%s, need at least %d", ErrTooFewRows, t.Rows, dropped, minRows))
 	}
 	return t, nil
 }
 
-// setHeader takes the column names from the header record, which cr has
-// just returned.
-func (t *Table) setHeader(rec []string, cr *csv.Reader) error {
+// ReadFile reads every column of the CSV file at path ("-" for standard
+// input) with the default Options; see NewReader.
+func ReadFile(path string) (*Table, error) {
+	r, err := Open(path, Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Read(Columns{})
+}
+
+// Read parses every column of a CSV file with the default Options. name is
+// the file name used in error messages. Every failure is an *Error.
+func Read(in io.Reader, name string) (*Table, error) {
+	r, err := NewReader(in, name, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Read(Columns{})
+}
+
+// setHeader takes the column names from the header record, which the csv
+// reader has just returned.
+func (r *Reader) setHeader(rec []string) error {
 	names := make([]string, len(rec))
 	seen := make(map[string]int, len(rec))
+	numeric := 0
 	for j, f := range rec {
 		n := strings.TrimSpace(f)
-		line, _ := cr.FieldPos(j)
+		line, _ := r.cr.FieldPos(j)
 		switch prev, dup := seen[n]; {
 		case n == "":
-			return &Error{File: t.File, Line: line, Col: j + 1, Err: ErrUnnamedColumn}
+			return &Error{File: r.name, Line: line, Col: j + 1, Err: ErrUnnamedColumn}
 		case dup:
-			return &Error{File: t.File, Line: line, Col: j + 1, Column: n,
+			return &Error{File: r.name, Line: line, Col: j + 1, Column: n,
 				Err: fmt.Errorf("%w: also column %d", ErrDuplicateColumn, prev+1)}
+		}
+		if _, err := parseNumber(n); err == nil {
+			numeric++
 		}
 		seen[n] = j
 		names[j] = n
 	}
-	t.Names, t.Cols = names, len(names)
+	if numeric == len(names) {
+		line, _ := r.cr.FieldPos(0)
+		return &Error{File: r.name, Line: line, Err: fmt.Errorf("%w (%s): the first line must name the columns", ErrNumericHeader, abbreviate(names))}
+	}
+	r.names = names
 	return nil
+}
+
+// abbreviate quotes the first few of names.
+func abbreviate(names []string) string {
+	const shown = 4
+	q := make([]string, 0, shown+1)
+	for j, n := range names {
+		if j == shown {
+			q = append(q, "...")
+			break
+		}
+		q = append(q, strconv.Quote(n))
+	}
+	return strings.Join(q, ", ")
 }
 
 // isBlank reports whether a record comes from a line holding only white space.
@@ -184,8 +443,11 @@ func isBlank(rec []string) bool {
 // parseNumber parses one trimmed field as a finite decimal number.
 func parseNumber(field string) (float64, error) {
 	s := strings.TrimSpace(field)
-	if s == "" {
-		return 0, fmt.Errorf("%w: empty cell", ErrNotNumber)
+	switch strings.ToLower(s) {
+	case "":
+		return 0, fmt.Errorf("%w (empty cell)", ErrMissing)
+	case "na", "n/a", "nan", "null", "?":
+		return 0, fmt.Errorf("%w (%q)", ErrMissing, s)
 	}
 	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
 	case "nan", "inf", "infinity":
@@ -264,23 +526,20 @@ func (t *Table) Select(names []string) (X []float64, err error) {
 }
 
 // index returns the position of the column called name, or −1.
-func (t *Table) index(name string) int {
-	for j, n := range t.Names {
-		if n == name {
-			return j
-		}
-	}
-	return -1
-}
+func (t *Table) index(name string) int { return index(t.Names, name) }
+
+func index(names []string, name string) int { return slices.Index(names, name) }
 
 // unknown builds the error for a column name not in the header, listing
 // the ones that are (up to a limit, for very wide files).
-func (t *Table) unknown(name string) error {
+func (t *Table) unknown(name string) error { return unknown(t.File, t.Names, name) }
+
+func unknown(file string, names []string, name string) error {
 	const maxListed = 20
 	var b strings.Builder
-	for j, n := range t.Names {
+	for j, n := range names {
 		if j == maxListed {
-			fmt.Fprintf(&b, " and %d more", len(t.Names)-maxListed)
+			fmt.Fprintf(&b, " and %d more", len(names)-maxListed)
 			break
 		}
 		if j > 0 {
@@ -288,6 +547,6 @@ func (t *Table) unknown(name string) error {
 		}
 		fmt.Fprintf(&b, "%q", n)
 	}
-	return &Error{File: t.File, Column: name,
+	return &Error{File: file, Column: name,
 		Err: fmt.Errorf("%w; available columns: %s", ErrUnknownColumn, b.String())}
 }

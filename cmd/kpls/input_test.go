@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kpls-go/kpls/internal/dataset"
+)
+
+// readPredictionAll reads every column of a prediction file.
+func readPredictionAll(path string) (*dataset.Table, error) {
+	t, _, err := (&dataFlags{}).readPrediction(path, nil, "")
+	return t, err
+}
+
+// kplsStdin runs the command with stdin reading in.
+func kplsStdin(t *testing.T, in string, args ...string) (int, string, string) {
+	t.Helper()
+	old := stdin
+	stdin = strings.NewReader(in)
+	defer func() { stdin = old }()
+	return kplsRun(t, args...)
+}
+
+func gzipFile(t *testing.T, name, content string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(content))
+	zw.Close()
+	return writeFile(t, name, b.String())
+}
+
+func fitJSONDoc(t *testing.T, args ...string) (fitJSON, string) {
+	t.Helper()
+	code, out, stderr := kplsRun(t, append([]string{"fit", "--components", "3", "--dof", "none", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("fit %q: exit %d: %s", args, code, stderr)
+	}
+	var doc fitJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return doc, stderr
+}
+
+func TestInputFormats(t *testing.T) {
+	csv := smallCSV(30)
+	semi := strings.ReplaceAll(csv, ",", ";")
+	tab := strings.ReplaceAll(csv, ",", "\t")
+	noHeader := csv[strings.Index(csv, "\n")+1:]
+	want, _ := fitJSONDoc(t, "--data", writeFile(t, "s.csv", csv))
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"semicolon detected", []string{"--data", writeFile(t, "s.csv", semi)}},
+		{"semicolon flag", []string{"--data", writeFile(t, "s.csv", semi), "--delimiter", "semicolon"}},
+		{"tab detected", []string{"--data", writeFile(t, "s.tsv", tab)}},
+		{"gzip", []string{"--data", gzipFile(t, "s.csv.gz", csv)}},
+		{"no header", []string{"--data", writeFile(t, "s.csv", noHeader), "--no-header"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, _ := fitJSONDoc(t, c.args...)
+			if doc.N != 30 || doc.D != 2 || doc.Components[1].RSS != want.Components[1].RSS {
+				t.Errorf("n %d d %d rss %v, want %v", doc.N, doc.D, doc.Components[1].RSS, want.Components[1].RSS)
+			}
+		})
+	}
+	old := stdin
+	stdin = strings.NewReader(csv)
+	doc, _ := fitJSONDoc(t, "--data", "-")
+	stdin = old
+	if doc.N != 30 || doc.Components[1].RSS != want.Components[1].RSS {
+		t.Errorf("stdin: %+v", doc)
+	}
+	doc, _ = fitJSONDoc(t, "--data", writeFile(t, "s.csv", noHeader), "--no-header")
+	if doc.Target != "y" || strings.Join(doc.Features, ",") != "x1,x2" {
+		t.Errorf("no header names: %q %q", doc.Target, doc.Features)
+	}
+}
+
+func TestColumnChoice(t *testing.T) {
+	// id and a text column, the target first (as in protein).
+	var b strings.Builder
+	b.WriteString("y,id,a,note,b\n")
+	for i, line := range strings.Split(strings.TrimSpace(smallCSV(30)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		b.WriteString(strings.Join([]string{f[2], "r" + fmtF(float64(i)), f[0], "text " + fmtF(float64(i)), f[1]}, ",") + "\n")
+	}
+	p := writeFile(t, "cols.csv", b.String())
+	doc, stderr := fitJSONDoc(t, "--data", p, "--target", "y", "--id", "id", "--drop", "note")
+	if strings.Join(doc.Features, ",") != "a,b" || doc.Target != "y" || strings.Contains(stderr, "no --target") {
+		t.Errorf("features %q target %q; stderr %s", doc.Features, doc.Target, stderr)
+	}
+	doc2, _ := fitJSONDoc(t, "--data", p, "--target", "y", "--features", "b,a")
+	if strings.Join(doc2.Features, ",") != "b,a" {
+		t.Errorf("features %q", doc2.Features)
+	}
+	// Without --target the last usable column is taken, and named.
+	doc3, stderr := fitJSONDoc(t, "--data", p, "--features", "a,y")
+	if doc3.Target != "b" || !strings.Contains(stderr, `no --target given: the target is column "b"`) {
+		t.Errorf("target %q, stderr %s", doc3.Target, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"--target", "y", "--id", "id"}, `line 2, column "note": not a number: "text 0"`, 1},
+		{[]string{"--target", "y", "--features", "a,zz"}, `column "zz": unknown column`, 1},
+		{[]string{"--target", "y", "--features", "a,,b"}, "--features: empty column name", 2},
+		{[]string{"--target", "y", "--features", "a,a"}, `"a" given twice`, 2},
+		{[]string{"--target", "y", "--features", "a,y"}, `--features: "y" is the target`, 2},
+		{[]string{"--target", "y", "--features", "a", "--drop", "b"}, "--features and --drop", 2},
+		{[]string{"--target", "id", "--id", "id"}, "also the target", 2},
+		{[]string{"--target", "y", "--id", "nope", "--drop", "note"}, `column "nope": unknown column`, 1},
+		{[]string{"--target", "y", "--drop", "note,id", "--delimiter", "pipe"}, "--delimiter", 2},
+	} {
+		code, _, stderr := kplsRun(t, append([]string{"fit", "--data", p, "--components", "2", "--dof", "none"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %s; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	csv := smallCSV(20)
+	noHeader := csv[strings.Index(csv, "\n")+1:]
+	lines := strings.Split(csv, "\n")
+	lines[3] = "," + strings.SplitN(lines[3], ",", 2)[1] // empty a on line 4
+	lines[6] = strings.SplitN(lines[6], ",", 2)[0] + ",NA," + strings.Split(lines[6], ",")[2]
+	missing := strings.Join(lines, "\n")
+	pm := writeFile(t, "miss.csv", missing)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"numeric header", []string{"fit", "--data", writeFile(t, "nh.csv", noHeader)}, "line 1: the header line holds numbers", 1},
+		{"numeric header hint", []string{"fit", "--data", writeFile(t, "nh.csv", noHeader)}, "--no-header", 1},
+		{"missing", []string{"fit", "--data", pm}, `miss.csv: line 4, column "a": missing value (empty cell); give --drop-missing`, 1},
+		{"semicolon with decimal commas", []string{"fit", "--data", writeFile(t, "dc.csv", "a;y\n1,5;2\n2,5;3\n3,5;4\n")}, "decimal commas", 1},
+		{"gzip header only", []string{"fit", "--data", gzipFile(t, "h.csv.gz", "a,y\n")}, "header but no data rows", 1},
+		{"corrupt gzip", []string{"fit", "--data", writeFile(t, "c.csv.gz", "\x1f\x8b\x08\x00garbage")}, "c.csv.gz", 1},
+		{"ragged semicolon", []string{"fit", "--data", writeFile(t, "r.csv", "a;b;y\n1;2;3\n1;2\n4;5;6\n")}, "line 3", 1},
+		{"lanczos below components", []string{"fit", "--data", pm, "--lanczos", "3", "--components", "10", "--drop-missing"}, "--lanczos: 3 steps for 10 components", 2},
+		{"lanczos below default components", []string{"fit", "--data", pm, "--lanczos", "3", "--drop-missing"}, "--lanczos: 3 steps for 17 components", 2},
+		{"lanczos with exact", []string{"fit", "--data", pm, "--lanczos", "30", "--dof", "exact"}, "uses no Lanczos steps", 2},
+		{"widths empty entry", []string{"select", "--data", pm, "--widths", "1,,2"}, "entry 2 of \"1,,2\" is empty", 2},
+		{"widths duplicate", []string{"select", "--data", pm, "--widths", "0.5,0.5"}, "repeats entry 1", 2},
+		{"widths empty", []string{"select", "--data", pm, "--widths", ""}, "no widths", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := kplsRun(t, c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) || out != "" {
+				t.Errorf("exit %d, stderr %s; want %d and %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+	// --lanczos beyond n−1 is capped, and says so; at the linear kernel's
+	// d = 2 components, --lanczos 5 is fine.
+	code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "s.csv", csv), "--lanczos", "50")
+	if code != 0 || !strings.Contains(stderr, "warning: --lanczos 50: the data allow at most 19 steps (n = 20, d = 2); 19 are used") {
+		t.Errorf("lanczos cap: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "s.csv", csv), "--kernel", "linear", "--lanczos", "5"); code != 0 {
+		t.Errorf("linear --lanczos 5: exit %d, %s", code, stderr)
+	}
+	doc, stderr := fitJSONDoc(t, "--data", pm, "--drop-missing")
+	if doc.N != 18 || !strings.Contains(stderr, "dropped 2 of 20 rows with missing values (lines 4, 7)") {
+		t.Errorf("n %d, stderr %s", doc.N, stderr)
+	}
+}
+
+// TestPredictOutputs covers the ID column, formats, bands on request,
+// target metrics and the extrapolation flag.
+func TestPredictOutputs(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(40)), "--width", "2", "--components", "4", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	// An ID column and a comment column the model does not use, the
+	// target, and one point far outside.
+	pred := writeFile(t, "p.csv", "name,b,a,comment,y\np1,0.1,-1.5,hello,-0.9\np2,-0.7,0.25,,0.1\nfar,1e6,1e6,x,0\n")
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--id", "name", "--json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var doc predictJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Bands || doc.Level != nil || len(doc.Predictions) != 3 || doc.Predictions[0].SE != nil {
+		t.Errorf("bands without asking: %s", out)
+	}
+	if doc.Predictions[2].ID != "far" || !doc.Predictions[2].Outside || doc.Predictions[0].Outside || doc.Extrapolation.Outside != 1 {
+		t.Errorf("outside flags: %s", out)
+	}
+	if !strings.Contains(stderr, `1 of 3 points lie outside the training data's reach`) || !strings.Contains(stderr, `id "far"`) {
+		t.Errorf("no extrapolation warning: %s", stderr)
+	}
+	if doc.Target == nil || doc.Target.Name != "y" || doc.Target.Coverage != nil || doc.Target.RMSE <= 0 {
+		t.Errorf("target: %+v", doc.Target)
+	}
+
+	// Bands when asked, coverage then reported.
+	code, out, _ = kplsRun(t, "predict", "--model", model, "--data", pred, "--id", "name", "--level", "0.9", "--json")
+	doc = predictJSON{}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || !doc.Bands || *doc.Level != 0.9 || doc.Predictions[0].SE == nil || doc.Target.Coverage == nil {
+		t.Errorf("with --level: %s", out)
+	}
+
+	// CSV to a file, with bands.
+	outCSV := filepath.Join(dir, "out.csv")
+	code, out, stderr = kplsRun(t, "predict", "--model", model, "--data", pred, "--id", "name", "--bands", "--output", outCSV)
+	if code != 0 || !strings.Contains(out, "written to "+outCSV) || !strings.Contains(out, "R²") {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	b, _ := os.ReadFile(outCSV)
+	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(got) != 4 || got[0] != "name,yhat,se,lower,upper,outside,y" || !strings.HasPrefix(got[3], "far,") || !strings.Contains(got[3], ",true,") {
+		t.Errorf("csv:\n%s", b)
+	}
+	// CSV on stdout without bands.
+	code, out, _ = kplsRun(t, "predict", "--model", model, "--data", pred, "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || lines[0] != "row,yhat,outside,y" || len(lines) != 4 {
+		t.Errorf("csv stdout:\n%s", out)
+	}
+	// Table shows the flag.
+	code, out, _ = kplsRun(t, "predict", "--model", model, "--data", pred)
+	if code != 0 || !strings.Contains(out, "! outside") || strings.Contains(out, "lower") {
+		t.Errorf("table:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml"}, "--format"},
+		{[]string{"--format", "csv", "--json"}, "disagree"},
+		{[]string{"--no-intercept-variance"}, "--bands"},
+		{[]string{"--features", "a"}, "features"},
+	} {
+		code, _, stderr := kplsRun(t, append([]string{"predict", "--model", model, "--data", pred}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d %s", c.args, code, stderr)
+		}
+	}
+	// A missing feature value names the cell; --drop-missing drops it.
+	miss := writeFile(t, "m.csv", "a,b\n1,\n2,3\n")
+	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", miss); code != 1 || !strings.Contains(stderr, `m.csv: line 2, column "b": missing value`) {
+		t.Errorf("missing: %d %s", code, stderr)
+	}
+	if code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", miss, "--drop-missing", "--format", "csv"); code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(stderr, "dropped 1") {
+		t.Errorf("drop: %d %s %s", code, out, stderr)
+	}
+	// Standard input.
+	if code, out, stderr := kplsStdin(t, "a,b\n1,2\n", "predict", "--model", model, "--data", "-", "--format", "csv"); code != 0 || !strings.HasPrefix(out, "row,yhat") {
+		t.Errorf("stdin: %d %s %s", code, out, stderr)
+	}
+}
+
+// TestPredictWithoutBandsIsCheap: 2000 points at n = 3000 take well
+// under a second without bands (the band path needs the n×n kernel).
+func TestPredictWithoutBandsIsCheap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits n = 3000")
+	}
+	model := filepath.Join(t.TempDir(), "m.json")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(3000)), "--width", "2", "--components", "5", "--dof", "none", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	pred := writeFile(t, "p.csv", smallCSV(2000))
+	start := time.Now()
+	code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--format", "csv")
+	if el := time.Since(start); code != 0 || el > time.Second {
+		t.Errorf("exit %d in %v: %s", code, el, stderr)
+	}
+}
+
+// TestPredictOutsideLinear: for the linear kernel a point is outside when
+// a feature leaves its training range by more than 10 % of it.
+func TestPredictOutsideLinear(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.json")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(40)), "--kernel", "linear", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	// a spans [−2, 1.9] in training: 2.2 lies 7.7 % of the range beyond it, 2.5 15 %.
+	pred := writeFile(t, "p.csv", "a,b\n0,0\n2.2,0\n2.5,0\n")
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--json")
+	var doc predictJSON
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if doc.Extrapolation.Measure != "range_excess" || doc.Predictions[0].Outside || doc.Predictions[1].Outside || !doc.Predictions[2].Outside {
+		t.Errorf("%s", out)
+	}
+}
