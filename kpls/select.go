@@ -19,6 +19,9 @@ const (
 	DefaultCriterion = CV
 	// DefaultFolds is the number of cross-validation folds.
 	DefaultFolds = 5
+	// maxWidthSteps bounds how often Select extends the default widths
+	// past the edge the best one sits at.
+	maxWidthSteps = 3
 	// DefaultMaxComponents bounds how far Select extends the components
 	// when a choice sits at the largest m fitted.
 	DefaultMaxComponents = 100
@@ -27,12 +30,14 @@ const (
 // SelectOptions configure Select. The zero value searches the RBF widths
 // d/8, d/4, d/2, d and 2d (d features) and the linear kernel by 5-fold
 // cross-validation, extending the components up to DefaultMaxComponents
-// while a choice sits at the largest m fitted.
+// while a choice sits at the largest m fitted, and the widths by factors
+// of 2 (up to three times) while the best sits at the narrowest or widest.
 type SelectOptions struct {
 	// Kernels to search; nil means RBF and Linear.
 	Kernels []KernelName
-	// Widths of the RBF kernel; nil means d/8, d/4, d/2, d and 2d. Each
-	// must be positive and finite, and appear once.
+	// Widths of the RBF kernel; nil means d/8, d/4, d/2, d and 2d,
+	// extended past the edge the best one sits at. Given widths are
+	// searched as given. Each must be positive and finite, and appear once.
 	Widths []float64
 	// Criterion chooses; empty means DefaultCriterion. CV is k-fold
 	// cross-validation (RMSECV); GCV, AIC, BIC and GMDL use the DoF of
@@ -156,7 +161,13 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	bestScore := math.Inf(1)
 	var best gridPoint
 	fitted := map[gridPoint]int{} // components fitted per grid point
-	for gi, g := range grid {
+	// With the default widths, a winner at the narrowest or widest one
+	// extends the grid by a factor of 2 that way, up to maxWidthSteps
+	// times, so that the grid reaches the best width.
+	extend := so.Widths == nil
+	steps := 0
+	for gi := 0; gi < len(grid); gi++ {
+		g := grid[gi]
 		opts.report("select", g.width, gi, len(grid))
 		rows, choice, warns, err := s.point(g)
 		if err != nil {
@@ -165,13 +176,39 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 		sel.Table = append(sel.Table, rows...)
 		sel.Warnings = append(sel.Warnings, warns...)
 		fitted[g] = len(rows) - 1
-		if choice < 0 {
-			continue
+		if choice >= 0 {
+			c := rows[choice]
+			sel.Choices = append(sel.Choices, c)
+			if sc := c.Score(crit); sc < bestScore {
+				bestScore, best, sel.Best = sc, g, c
+			}
 		}
-		c := rows[choice]
-		sel.Choices = append(sel.Choices, c)
-		if sc := c.Score(crit); sc < bestScore {
-			bestScore, best, sel.Best = sc, g, c
+		if gi == len(grid)-1 && extend && best.kernel == RBF && steps < maxWidthSteps {
+			lo, hi := math.Inf(1), 0.0
+			for _, p := range grid {
+				if p.kernel == RBF {
+					lo, hi = math.Min(lo, p.width), math.Max(hi, p.width)
+				}
+			}
+			switch best.width {
+			case lo:
+				grid = append(grid, gridPoint{RBF, lo / 2})
+				steps++
+			case hi:
+				grid = append(grid, gridPoint{RBF, hi * 2})
+				steps++
+			}
+		}
+	}
+	if steps == maxWidthSteps && (best.kernel == RBF) {
+		lo, hi := math.Inf(1), 0.0
+		for _, p := range grid {
+			if p.kernel == RBF {
+				lo, hi = math.Min(lo, p.width), math.Max(hi, p.width)
+			}
+		}
+		if best.width == lo || best.width == hi {
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("the best width %g is still at the edge of the grid after %d extensions", best.width, steps))
 		}
 	}
 	if math.IsInf(bestScore, 1) {

@@ -59,7 +59,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		"Measures model selection on held-out data: over seeded random train/test splits (or the splits\n"+
 			"in --split-dir), runs kpls select with each method (--methods), predicts the test rows with the\n"+
 			"chosen model and reports its held-out RMSE and the wall time of the selection, next to the oracle:\n"+
-			"the best (kernel, width, m) on the same grid judged by the test rows themselves. bench/peer runs\n"+
+			"the best (kernel, width, m) on the grid (the default widths d/16…4d) judged by the test rows themselves. bench/peer runs\n"+
 			"scikit-learn's KernelRidge + GridSearchCV and GPR on the same split files.")
 	var mf modelFlags
 	mf.register(fs, string(kpls.DoFApprox))
@@ -129,9 +129,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	n, d := t.Rows, len(features)
-	if so.Widths == nil {
+	// The oracle's grid: the given widths, or the default ones with one
+	// more factor of 2 on each side (select extends them the same way).
+	oracleWidths := so.Widths
+	if oracleWidths == nil {
 		fd := float64(d)
-		so.Widths = []float64{fd / 8, fd / 4, fd / 2, fd, 2 * fd}
+		oracleWidths = []float64{fd / 16, fd / 8, fd / 4, fd / 2, fd, 2 * fd, 4 * fd}
 	}
 	var parts []evalPart
 	if *splitDir != "" {
@@ -175,7 +178,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 				M: sel.Best.M, RMSE: num(rmseOf(pred, yte)), Seconds: secs})
 		}
 		fmt.Fprintf(e.stderr, "kpls eval: split %d, oracle\n", si)
-		or, err := oracle(ctx, xtr, ytr, xte, yte, so, opts, *oracleComp)
+		os := so
+		os.Widths = oracleWidths
+		or, err := oracle(ctx, xtr, ytr, xte, yte, os, opts, *oracleComp)
 		if err != nil {
 			return dataErr(mf.data, fmt.Errorf("split %d, oracle: %w", si, err))
 		}
