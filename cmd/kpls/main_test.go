@@ -496,3 +496,64 @@ func FuzzFitCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestSavedModelPredictsWithItsChoice: a model saved by select
+// --criterion bic (or fit --criterion aic) predicts with that criterion's
+// m, not gMDL's, unless --components says otherwise.
+func TestSavedModelPredictsWithItsChoice(t *testing.T) {
+	p := writeFile(t, "s.csv", smallCSV(60))
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"select bic", []string{"select", "--data", p, "--criterion", "bic", "--widths", "0.5,2", "--components", "8"}},
+		{"select cv", []string{"select", "--data", p, "--criterion", "cv", "--widths", "0.5,2", "--components", "8"}},
+		{"fit aic", []string{"fit", "--data", p, "--criterion", "aic", "--width", "1", "--components", "8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mp := filepath.Join(t.TempDir(), "m.json")
+			code, out, stderr := kplsRun(t, append(tc.args, "--model", mp, "--json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc struct {
+				Best     struct{ M int }
+				Selected struct {
+					M         int
+					Criterion string
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			want := doc.Best.M
+			if tc.args[0] == "fit" {
+				want = doc.Selected.M
+				if doc.Selected.Criterion != "aic" {
+					t.Errorf("fit records criterion %q", doc.Selected.Criterion)
+				}
+			}
+			m, err := loadModel(mp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Chosen().M != want {
+				t.Errorf("model file records m = %d, the command chose %d", m.Chosen().M, want)
+			}
+			if g := m.Select(kpls.GMDL); g == want {
+				t.Errorf("gMDL also takes m = %d here: the data cannot tell the recorded choice from gMDL's", g)
+			}
+			code, out, stderr = kplsRun(t, "predict", "--model", mp, "--data", p, "--json")
+			if code != 0 {
+				t.Fatalf("predict: exit %d: %s", code, stderr)
+			}
+			var pd struct{ Components int }
+			if err := json.Unmarshal([]byte(out), &pd); err != nil {
+				t.Fatal(err)
+			}
+			if pd.Components != want {
+				t.Errorf("predict used m = %d, the model was chosen with m = %d", pd.Components, want)
+			}
+		})
+	}
+}

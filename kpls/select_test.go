@@ -1,0 +1,228 @@
+package kpls
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestCrossValidationByHand recomputes Select's RMSECV for every m with
+// plain Fit and Predict on the same folds (the same seeded permutation,
+// contiguous blocks of it), one refit per fold and m.
+func TestCrossValidationByHand(t *testing.T) {
+	x, y := gaussData(60, 3, 5)
+	const folds, comp = 4, 5
+	so := SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{1.5}, Criterion: CV, Folds: folds, MaxComponents: comp, Seed: 9}
+	sel, err := Select(context.Background(), x, y, so, Options{Components: comp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(y)
+	perm := rand.New(rand.NewPCG(9, 0x6376)).Perm(n)
+	press := make([]float64, comp+1)
+	for f := 0; f < folds; f++ {
+		lo, hi := f*n/folds, (f+1)*n/folds
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		xtr, ytr := rowsOf(x, y, train)
+		xte, yte := rowsOf(x, y, perm[lo:hi])
+		for m := 0; m <= comp; m++ {
+			mod, err := Fit(context.Background(), xtr, ytr, Options{Width: 1.5, Components: max(m, 1), DoF: DoFNone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := mod.Predict(xte, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range yte {
+				press[m] += (v - p[i]) * (v - p[i])
+			}
+		}
+	}
+	if len(sel.Table) != comp+1 {
+		t.Fatalf("%d rows, want %d", len(sel.Table), comp+1)
+	}
+	for m, r := range sel.Table {
+		want := math.Sqrt(press[m] / float64(n))
+		if relErr(r.RMSECV, want) > 1e-10 {
+			t.Errorf("m=%d: RMSECV %.15g, by hand %.15g", m, r.RMSECV, want)
+		}
+	}
+	if sel.Model.Chosen() != (Choice{CV, sel.Best.M}) {
+		t.Errorf("model records %+v, best is m = %d", sel.Model.Chosen(), sel.Best.M)
+	}
+}
+
+// TestSelectExtendsComponents: started at 2 components on data that
+// need more, the search doubles them until the choice is interior.
+func TestSelectExtendsComponents(t *testing.T) {
+	x, y := sincData(120, 4)
+	for _, c := range []Criterion{CV, GCV} {
+		sel, err := Select(context.Background(), x, y,
+			SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{0.1}, Criterion: c, MaxComponents: 40},
+			Options{Components: 2, RawFeatures: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := len(sel.Table) - 1
+		if rows <= 2 || sel.Best.M >= rows || sel.Best.M <= 2 {
+			t.Errorf("%s: chose m = %d of 0..%d; want an interior choice past the start of 2", c, sel.Best.M, rows)
+		}
+		if sel.Model.Components() < sel.Best.M {
+			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.Components(), sel.Best.M)
+		}
+	}
+}
+
+// TestSelectWarnsAtTheLimit: when the limit stops the doubling with the
+// choice still at the largest m, the warning says so.
+func TestSelectWarnsAtTheLimit(t *testing.T) {
+	x, y := sincData(120, 4)
+	sel, err := Select(context.Background(), x, y,
+		SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{0.1}, Criterion: GCV, MaxComponents: 2},
+		Options{Components: 2, RawFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Best.M != 2 || !strings.Contains(strings.Join(sel.Warnings, "\n"), "largest m fitted (limit 2)") {
+		t.Errorf("m = %d, warnings %q", sel.Best.M, sel.Warnings)
+	}
+}
+
+// TestSelectStopsAtNullDoF: the paper's Lanczos DoF refuses values near
+// breakdown (sinc, width 1). No choice may lie at or past the first
+// refused m, and the criteria there are NaN, not some other estimate.
+func TestSelectStopsAtNullDoF(t *testing.T) {
+	x, y := sincData(100, 1)
+	o := Options{Width: 1, RawFeatures: true, Components: 16, DoF: DoFLanczos}
+	m, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := -1
+	for i, s := range m.Stats() {
+		if math.IsNaN(s.DoF) {
+			if !math.IsNaN(s.GCV) || !math.IsNaN(s.BIC) {
+				t.Errorf("m=%d: DoF null but GCV %v, BIC %v", i, s.GCV, s.BIC)
+			}
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if first < 0 {
+		t.Fatal("the Lanczos DoF refused nothing: the test needs a null")
+	}
+	// A criterion that keeps falling until the null must stop before it.
+	for i := range m.stats {
+		if i < first {
+			m.stats[i].GCV = float64(100 - i)
+		}
+	}
+	if got := m.Select(GCV); got != first-1 {
+		t.Errorf("GCV falling to m = %d, then null: chose %d, want %d", first-1, got, first-1)
+	}
+	for _, c := range []Criterion{GCV, BIC, AIC, GMDL} {
+		sel, err := Select(context.Background(), x, y,
+			SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{1}, Criterion: c, MaxComponents: 16},
+			Options{RawFeatures: true, Components: 16, DoF: DoFLanczos})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Best.M >= first || math.IsNaN(sel.Best.DoF) {
+			t.Errorf("%s chose m = %d (DoF %v); the first null DoF is at %d", c, sel.Best.M, sel.Best.DoF, first)
+		}
+	}
+}
+
+// TestFitRecordsItsCriterion: Fit's Options.Criterion decides the m that
+// predictions use by default, and the choice survives the model file.
+func TestFitRecordsItsCriterion(t *testing.T) {
+	x, y := sincData(100, 2)
+	for _, c := range []Criterion{AIC, BIC, GMDL, GCV} {
+		m, err := Fit(context.Background(), x, y, Options{Width: 0.1, RawFeatures: true, Components: 12, Criterion: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Choice{c, m.Select(c)}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Model
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		if m.Chosen() != want || back.Chosen() != want {
+			t.Errorf("%s: chosen %+v, after a round trip %+v, want %+v", c, m.Chosen(), back.Chosen(), want)
+		}
+	}
+	if _, err := Fit(context.Background(), x, y, Options{Width: 0.1, Criterion: CV}); err == nil {
+		t.Error("Fit with criterion cv: no error")
+	}
+}
+
+// TestSelectGridAndErrors: the default grid has the linear kernel with
+// the RBF widths, rows say their kernel, and bad grids are refused.
+func TestSelectGridAndErrors(t *testing.T) {
+	x, y := gaussData(50, 3, 7)
+	sel, err := Select(context.Background(), x, y, SelectOptions{Criterion: GCV, MaxComponents: 6}, Options{Components: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[KernelName]int{}
+	for _, r := range sel.Table {
+		kinds[r.Kernel]++
+		if r.Kernel == Linear && r.Width != 0 {
+			t.Errorf("linear row with width %g", r.Width)
+		}
+	}
+	if kinds[Linear] == 0 || kinds[RBF] == 0 {
+		t.Errorf("rows per kernel %v, want both", kinds)
+	}
+	for _, so := range []SelectOptions{
+		{Widths: []float64{1, 1}},
+		{Widths: []float64{-1}},
+		{Kernels: []KernelName{"poly"}},
+		{Kernels: []KernelName{RBF, "RBF"}},
+		{Criterion: "loo"},
+		{Criterion: CV, Folds: 1},
+	} {
+		if _, err := Select(context.Background(), x, y, so, Options{}); err == nil {
+			t.Errorf("%+v: no error", so)
+		}
+	}
+	if _, err := Select(context.Background(), x, y, SelectOptions{}, Options{Width: 1}); err == nil {
+		t.Error("a width in the options: no error")
+	}
+}
+
+// TestPredictEvery matches Predict for every m.
+func TestPredictEvery(t *testing.T) {
+	x, y := gaussData(40, 2, 3)
+	m, err := Fit(context.Background(), x, y, Options{Width: 1, Components: 5, DoF: DoFNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := gaussData(7, 2, 4)
+	all, err := m.PredictEvery(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c <= m.Components(); c++ {
+		p, err := m.Predict(z, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range p {
+			if math.Abs(all.At(i, c)-v) > 1e-12*math.Max(1, math.Abs(v)) {
+				t.Errorf("m=%d row %d: %v, Predict %v", c, i, all.At(i, c), v)
+			}
+		}
+	}
+	var _ mat.Matrix = all
+}
