@@ -60,7 +60,7 @@ func ParseCriterion(s string) (Criterion, error) {
 }
 
 // fillCriteria computes DoFClipped, σ̂ and the criteria from RSS, DoF and
-// YhatSq (DESIGN.md §4). An unknown DoF (NaN) leaves them NaN.
+// YhatSq (docs/design.md §4). An unknown DoF (NaN) leaves them NaN.
 func fillCriteria(s *Stats, n int, dofMax float64) {
 	nf := float64(n)
 	if math.IsNaN(s.DoF) {

@@ -11,7 +11,7 @@ import (
 	"github.com/kpls-go/kpls/blas"
 )
 
-// Breakdown thresholds (DESIGN.md §2). A component is refused when
+// Breakdown thresholds (docs/design.md §2). A component is refused when
 // Gram–Schmidt leaves less than breakRatio of the new direction, or when
 // the K-normalised residuals lose K-orthogonality by more than korthTol.
 // A third check stops when the m-step Ritz values span more than

@@ -39,7 +39,7 @@ func gaussData(n, d int, seed uint64) (*mat.Dense, []float64) {
 	return x, y
 }
 
-// fdStep is the central-difference step of DESIGN.md §3.
+// fdStep is the central-difference step of docs/design.md §3.
 func fdStep(y []float64) float64 {
 	var mean, mx float64
 	for _, v := range y {

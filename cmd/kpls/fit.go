@@ -15,7 +15,7 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// fitJSON is the document of `kpls fit --json` (DESIGN.md §6).
+// fitJSON is the document of `kpls fit --json` (docs/design.md §6).
 type fitJSON struct {
 	Data                string          `json:"data"`
 	N                   int             `json:"n"`

@@ -13,7 +13,7 @@
 //	kpls version                               versions and BLAS backends
 //
 // Every subcommand takes --json for one machine-readable document on
-// stdout (DESIGN.md §6); tables, warnings and progress then go to stderr.
+// stdout (docs/design.md §6); tables, warnings and progress then go to stderr.
 // Exit status: 0 on success, 1 on errors, 2 on usage errors, 130 when
 // interrupted.
 package main

@@ -113,7 +113,7 @@ func TestFitJSONContract(t *testing.T) {
 			t.Errorf("row %d: dof null but gmdl %v", i, row["gmdl"])
 		}
 	}
-	// Reference (DESIGN.md §3, sinc_100.ref.json): DoF(1) = 4.855 at width 1.
+	// Reference (docs/design.md §3, sinc_100.ref.json): DoF(1) = 4.855 at width 1.
 	if d := comps[1].(map[string]any)["dof"].(float64); math.Abs(d-4.85494) > 1e-4 {
 		t.Errorf("DoF(1) = %g, want 4.85494", d)
 	}

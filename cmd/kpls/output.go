@@ -38,7 +38,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// componentJSON is one m of a fit (DESIGN.md §6).
+// componentJSON is one m of a fit (docs/design.md §6).
 type componentJSON struct {
 	M          int  `json:"m"`
 	RSS        num  `json:"rss"`

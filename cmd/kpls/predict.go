@@ -30,7 +30,7 @@ const (
 	rangeExcessMax = 0.1
 )
 
-// predictJSON is the document of `kpls predict --json` (DESIGN.md §6).
+// predictJSON is the document of `kpls predict --json` (docs/design.md §6).
 type predictJSON struct {
 	Model             string           `json:"model"`
 	Data              string           `json:"data"`
