@@ -483,6 +483,11 @@ func (s *selector) final(g gridPoint, choice, comp int) (*Model, error) {
 	if s.crit != CV && s.modelAt == g && s.model != nil && s.model.valid >= choice {
 		m = s.model
 	} else {
+		// Cross-validation chose m without the DoF: the model to all rows
+		// needs them (σ̂, bands) only up to its choice.
+		if s.crit == CV {
+			comp = choice
+		}
 		o := s.options(g, max(comp, 1))
 		var xs []float64
 		var err error
