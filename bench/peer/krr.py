@@ -20,10 +20,11 @@ krr   Pipeline(StandardScaler, KernelRidge(kernel="rbf")), the scaler fitted
       random_state=0), scoring="neg_mean_squared_error") over
       gamma = 1/(2w), w in {d/8, d/4, d/2, d, 2d} (w is kpls's width, a
       variance: k(x, z) = exp(-|x - z|^2 / (2w)) on standardised x), and
-      alpha in {1e-3, 1e-2, 1e-1, 1}. KernelRidge has no intercept, so the
-      target is centred on the training mean (TransformedTargetRegressor
-      with StandardScaler(with_std=False)), as kpls centres it; --no-center-y
-      turns that off. With --linear the grid also holds kernel="linear"
+      alpha in {1e-3, 1e-2, 1e-1, 1} (--width-factors and --alphas change
+      the grid; a choice on its edge is noted in the record). KernelRidge
+      has no intercept, so the target is centred on the training mean
+      (TransformedTargetRegressor with StandardScaler(with_std=False)), as
+      kpls centres it; --no-center-y turns that off. With --linear the grid also holds kernel="linear"
       (same alphas) and the method is reported as "krr+linear".
 gpr   Pipeline(StandardScaler, GaussianProcessRegressor(
       ConstantKernel() * RBF(length_scale=sqrt(d), length_scale_bounds=
@@ -67,6 +68,9 @@ def parse_args(argv=None):
     p.add_argument("--out", help="append JSON lines to this file")
     p.add_argument("--methods", default="krr,gpr", help="comma-separated: krr, gpr (default both)")
     p.add_argument("--linear", action="store_true", help="add kernel=linear to the KRR grid")
+    p.add_argument("--width-factors", default="0.125,0.25,0.5,1,2",
+                   help="KRR widths as multiples of d (default 0.125,0.25,0.5,1,2)")
+    p.add_argument("--alphas", default="0.001,0.01,0.1,1", help="KRR alphas (default 0.001,0.01,0.1,1)")
     p.add_argument("--no-center-y", dest="center_y", action="store_false",
                    help="do not centre the target for KRR")
     p.add_argument("--gpr-max", type=int, default=4000,
@@ -97,8 +101,8 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
-WIDTH_FACTORS = (0.125, 0.25, 0.5, 1.0, 2.0)  # w = factor * d
-ALPHAS = (1e-3, 1e-2, 1e-1, 1.0)
+WIDTH_FACTORS = (0.125, 0.25, 0.5, 1.0, 2.0)  # w = factor * d; --width-factors
+ALPHAS = (1e-3, 1e-2, 1e-1, 1.0)  # --alphas
 
 
 def read_csv(path, target):
@@ -161,6 +165,7 @@ def fit_krr(Xtr, ytr, Xte, d, linear, center_y):
     bp = {k[len(prefix):]: v for k, v in search.best_params_.items()}
     params = {"kernel": bp["kernel"], "alpha": bp["alpha"], "cv_rmse": math.sqrt(-search.best_score_),
               "grid_size": sum(len(g[prefix + "alpha"]) * len(g.get(prefix + "gamma", [0])) for g in grid),
+              "width_factors": list(WIDTH_FACTORS), "alphas": list(ALPHAS),
               "center_y": center_y}
     if bp["kernel"] == "rbf":
         w = 1 / (2 * bp["gamma"])
@@ -225,8 +230,10 @@ ARGS_JOBS = 1
 
 
 def main(a):
-    global ARGS_JOBS
+    global ARGS_JOBS, WIDTH_FACTORS, ALPHAS
     ARGS_JOBS = a.jobs
+    WIDTH_FACTORS = tuple(sorted(float(s) for s in a.width_factors.split(",")))
+    ALPHAS = tuple(sorted(float(s) for s in a.alphas.split(",")))
     methods = [m.strip() for m in a.methods.split(",") if m.strip()]
     for m in methods:
         if m not in ("krr", "gpr"):
