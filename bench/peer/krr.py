@@ -81,6 +81,8 @@ def parse_args(argv=None):
                    help="BLAS/OpenMP threads (default: number of CPUs)")
     p.add_argument("--jobs", type=int, default=1, help="GridSearchCV n_jobs (default 1)")
     p.add_argument("--name", help="data set name in the records (default: file name without .csv)")
+    p.add_argument("--tag", help="append -TAG to the method names (e.g. krr-wide for another grid), so the "
+                   "records of a variant can share a file and a summary with the default ones")
     return p.parse_args(argv)
 
 
@@ -260,9 +262,10 @@ def main(a):
                 for m in methods:
                     if m == "krr":
                         label = "krr+linear" if a.linear else "krr"
+                        label += f"-{a.tag}" if a.tag else ""
                         yhat, secs, params, n_fit, note = fit_krr(X[tr], y[tr], X[te], d, a.linear, a.center_y)
                     else:
-                        label = "gpr"
+                        label = "gpr" + (f"-{a.tag}" if a.tag else "")
                         yhat, secs, params, n_fit, note = fit_gpr(X[tr], y[tr], X[te], d, a.gpr_max, a.seed, k)
                     e = rmse(y[te], yhat)
                     rec = {"data": name, "split": k, "method": label, "rmse": e, "seconds": secs,
