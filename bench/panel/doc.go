@@ -5,9 +5,12 @@
 //
 //	go run ./bench/panel gen --out DIR [--shared ../shared/data]
 //	    [--splits 3] [--test-fraction 0.25] [--max-train 6000] [--seed 1]
+//	    [--sets kin8nm,sinc]
 //
 // bench/panel/run.sh generates the panel, runs the peer and `kpls eval` on
-// it and prints the summary table (bench/panel/summarize.py).
+// it and prints the summary table (bench/panel/summarize.py); the peer's
+// results on the default panel are in bench/panel/results. --sets writes
+// only the named data sets (the others' files are not touched).
 //
 // # Data sets
 //
