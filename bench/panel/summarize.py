@@ -82,7 +82,12 @@ def columns(rows):
 
 def label(key):
     src, m = key
-    return PEER_LABEL.get(m, m) if src == "peer" else f"kpls {m}"
+    if src == "kpls":
+        return f"kpls {m}"
+    base, _, tag = m.partition("-")  # krr.py --tag TAG gives krr-TAG
+    if base in PEER_LABEL:
+        return PEER_LABEL[base] + (f" {tag}" if tag else "")
+    return m
 
 
 def med(xs):
