@@ -229,6 +229,11 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 			}
 		}
 		sel.Best.Stats = m.stats[sel.Best.M]
+		for i := range sel.Choices {
+			if c := &sel.Choices[i]; c.Kernel == best.kernel && c.Width == best.width {
+				c.Stats = sel.Best.Stats
+			}
+		}
 	}
 	for _, w := range m.warns {
 		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s (chosen model): %s", sel.Best.label(), w))
