@@ -27,10 +27,10 @@ const (
 	demoComponents = 10
 	// demoKinMaxComponents bounds the kin8nm selection's extension.
 	demoKinMaxComponents = 40
-	demoLanczos    = 30
-	demoLevel      = 0.98
-	demoSincN      = 100
-	demoShow       = 6 // test predictions printed
+	demoLanczos          = 30
+	demoLevel            = 0.98
+	demoSincN            = 100
+	demoShow             = 6 // test predictions printed
 )
 
 type demoJSON struct {
