@@ -292,6 +292,9 @@ func (o *Options) kernelWidth() float64 {
 func (m *Model) Options() Options {
 	o := m.opts
 	o.FeatureNames = append([]string(nil), o.FeatureNames...)
+	if o.DoF == DoFApprox && o.Probes == 0 {
+		o.Probes = o.probes(m.n) // the number the fit used
+	}
 	return o
 }
 

@@ -90,7 +90,8 @@ type Options struct {
 	// capped by the number of steps before the Krylov space breaks down.
 	Lanczos int `json:"lanczos"`
 	// Probes is the number of random probe vectors behind DoFApprox; zero
-	// means 64000/n within [MinProbes, MaxProbes], and at least 2 are
+	// means 64000/n within [MinProbes, MaxProbes] (for n ≤ 256 the n unit
+	// vectors replace them and the trace is exact), and at least 2 are
 	// needed for a standard error. Seed seeds them: equal seeds give equal
 	// results.
 	Probes int    `json:"probes,omitempty"`
