@@ -59,8 +59,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		"Measures model selection on held-out data: over seeded random train/test splits (or the splits\n"+
 			"in --split-dir), runs kpls select with each method (--methods), predicts the test rows with the\n"+
 			"chosen model and reports its held-out RMSE and the wall time of the selection, next to the oracle:\n"+
-			"the best (kernel, width, m) on the grid (the default widths d/16…4d) judged by the test rows themselves. bench/peer runs\n"+
-			"scikit-learn's KernelRidge + GridSearchCV and GPR on the same split files.")
+			"the best (kernel, width, m) on the grid (the default widths d/16…4d) judged by the test rows\n"+
+			"themselves. bench/peer runs scikit-learn's KernelRidge + GridSearchCV and GPR on the same split files.")
 	var mf modelFlags
 	mf.register(fs, string(kpls.DoFApprox))
 	var c common
@@ -104,13 +104,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		crits = append(crits, cr)
 	}
 	so := kpls.SelectOptions{MaxComponents: *maxComp, Seed: mf.seed}
-	for _, k := range strings.Split(*kernels, ",") {
-		switch kn := kpls.KernelName(strings.ToLower(strings.TrimSpace(k))); kn {
-		case kpls.RBF, kpls.Linear:
-			so.Kernels = append(so.Kernels, kn)
-		default:
-			return usagef("--kernels: unknown kernel %q (want rbf or linear)", k)
-		}
+	if so.Kernels, err = parseKernels(*kernels); err != nil {
+		return err
 	}
 	if fs.isSet("widths") {
 		if so.Widths, err = parseWidths(*widthList); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -138,13 +139,8 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	if fs.isSet("kernel") {
 		so.Kernels = []kpls.KernelName{opts.Kernel}
 	} else {
-		for _, k := range strings.Split(*kernels, ",") {
-			switch kn := kpls.KernelName(strings.ToLower(strings.TrimSpace(k))); kn {
-			case kpls.RBF, kpls.Linear:
-				so.Kernels = append(so.Kernels, kn)
-			default:
-				return usagef("--kernels: unknown kernel %q (want rbf or linear)", k)
-			}
+		if so.Kernels, err = parseKernels(*kernels); err != nil {
+			return err
 		}
 	}
 	opts.Kernel = ""
@@ -223,6 +219,23 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	}
 	printWarnings(w, sel.Warnings)
 	return nil
+}
+
+// parseKernels parses --kernels: a comma-separated list of rbf and linear.
+func parseKernels(list string) ([]kpls.KernelName, error) {
+	var out []kpls.KernelName
+	for _, k := range strings.Split(list, ",") {
+		switch kn := kpls.KernelName(strings.ToLower(strings.TrimSpace(k))); kn {
+		case kpls.RBF, kpls.Linear:
+			if slices.Contains(out, kn) {
+				return nil, usagef("--kernels: %s appears twice", kn)
+			}
+			out = append(out, kn)
+		default:
+			return nil, usagef("--kernels: unknown kernel %q (want rbf or linear)", k)
+		}
+	}
+	return out, nil
 }
 
 func gridLabel(r kpls.SelectionRow) string {
