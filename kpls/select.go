@@ -161,6 +161,7 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	bestScore := math.Inf(1)
 	var best gridPoint
 	fitted := map[gridPoint]int{} // components fitted per grid point
+	var bestModel *Model          // the DoF criteria's fit at the best grid point
 	// With the default widths, a winner at the narrowest or widest one
 	// extends the grid by a factor of 2 that way, up to maxWidthSteps
 	// times, so that the grid reaches the best width.
@@ -181,6 +182,11 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 			sel.Choices = append(sel.Choices, c)
 			if sc := c.Score(crit); sc < bestScore {
 				bestScore, best, sel.Best = sc, g, c
+				if crit != CV {
+					// The fit to all rows at g is complete; later grid
+					// points reuse only the kernel buffer, not the model.
+					bestModel = s.model
+				}
 			}
 		}
 		if gi == len(grid)-1 && extend && best.kernel == RBF && steps < maxWidthSteps {
@@ -214,7 +220,7 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	if math.IsInf(bestScore, 1) {
 		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, crit)
 	}
-	m, err := s.final(best, sel.Best.M, fitted[best])
+	m, err := s.final(best, sel.Best.M, fitted[best], bestModel)
 	if err != nil {
 		return nil, err
 	}
@@ -482,11 +488,12 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 }
 
 // final fits the chosen grid point to all rows with the components its
-// search reached and records the choice.
-func (s *selector) final(g gridPoint, choice, comp int) (*Model, error) {
+// search reached, unless the DoF criteria's fit there is at hand, and
+// records the choice.
+func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
 	var m *Model
-	if s.crit != CV && s.modelAt == g && s.model != nil && s.model.valid >= choice {
-		m = s.model
+	if fitted != nil && fitted.valid >= choice {
+		m = fitted
 	} else {
 		// Cross-validation chose m without the DoF: the model to all rows
 		// needs them (σ̂, bands) only up to its choice.
