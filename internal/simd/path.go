@@ -27,7 +27,7 @@ var (
 	ErrUnknownPath = errors.New("unknown SIMD path")
 	// ErrUnavailablePath: the CPU or the build lacks the path asked for;
 	// the best available (a slower one) is used.
-	ErrUnavailablePath = errors.New("SIMD path not available in this CPU and build")
+	ErrUnavailablePath = errors.New("SIMD path not available with this CPU and build")
 )
 
 // detected is the fastest path the CPU and build can run; requested and
