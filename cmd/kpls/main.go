@@ -28,6 +28,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/kpls-go/kpls/internal/simd"
 )
 
 func main() {
@@ -35,6 +37,11 @@ func main() {
 	// After the first signal the default handling returns, so that a second
 	// Ctrl-C ends the program even inside work that checks ctx rarely.
 	context.AfterFunc(ctx, stop)
+	// A KPLS_SIMD the CPU cannot honour is not silent; "kpls version" says
+	// which path runs instead.
+	if _, err := simd.Requested(); err != nil {
+		fmt.Fprintf(os.Stderr, "kpls: warning: %v\n", err)
+	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -389,8 +389,8 @@ func TestHelpListsDefaults(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	code, out, _ := kplsRun(t, "version", "--json")
-	var v struct{ Go, Backend string }
-	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Go == "" || v.Backend == "" {
+	var v struct{ Go, Backend, SIMD string }
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Go == "" || v.Backend == "" || v.SIMD == "" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

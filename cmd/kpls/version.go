@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/simd"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -22,10 +23,14 @@ type versionJSON struct {
 	VCS        string   `json:"vcs_revision,omitempty"`
 	VCSDirty   bool     `json:"vcs_modified,omitempty"`
 	ModelFiles string   `json:"model_files"`
+	SIMD       string   `json:"simd"`
+	SIMDPaths  []string `json:"simd_paths"`
+	SIMDEnv    string   `json:"simd_env,omitempty"`
+	SIMDError  string   `json:"simd_error,omitempty"`
 }
 
 func runVersion(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("version", "[--json]", "Prints the module version, the Go version and the BLAS backends of this build.")
+	fs := newFlagSet("version", "[--json]", "Prints the module version, the Go version, the BLAS backends of this build and the SIMD path in use (chosen with "+simd.EnvVar+").")
 	asJSON := fs.Bool("json", false, "write one JSON document to stdout")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -33,6 +38,11 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	v := versionJSON{Module: "github.com/kpls-go/kpls", Version: "(unknown)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
 		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: fmt.Sprintf("%s version %d", kpls.FormatName, kpls.FormatVersion)}
+	v.SIMD, v.SIMDPaths = simd.Path(), simd.Available()
+	var simdErr error
+	if v.SIMDEnv, simdErr = simd.Requested(); simdErr != nil {
+		v.SIMDError = simdErr.Error()
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module, v.Version = bi.Main.Path, bi.Main.Version
 		for _, s := range bi.Settings {
@@ -58,5 +68,14 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
+	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))
+	switch {
+	case v.SIMDError != "":
+		fmt.Fprintf(w, "; %s\n", v.SIMDError)
+	case v.SIMDEnv != "":
+		fmt.Fprintf(w, " (%s=%s)\n", simd.EnvVar, v.SIMDEnv)
+	default:
+		fmt.Fprintf(w, "\n")
+	}
 	return nil
 }

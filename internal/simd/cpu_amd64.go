@@ -9,7 +9,8 @@ import (
 )
 
 // useAVX2 selects the AVX2+FMA kernels. It is set once from the CPU's
-// features; tests clear it to run the generic twins.
+// features, restricted by KPLS_SIMD (path.go); tests clear it to run the
+// generic twins.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape

@@ -43,6 +43,21 @@
 // rounding. Building with -tags noasm, or for another GOARCH, leaves only
 // the twins (cpu_noasm.go).
 //
+// # Choosing the path
+//
+// The environment variable KPLS_SIMD (EnvVar), read once at start-up,
+// restricts every package in the process to one path: generic (the twins
+// only), avx2 (no AVX-512) or avx512; unset or empty means the best the CPU
+// has. That is how tests and CI run gram, blas and kpls on each path:
+//
+//	KPLS_SIMD=generic go test ./internal/gram/... ./blas/... ./kpls/...
+//
+// A path the CPU or build lacks, or a value naming none, is not honoured
+// and not ignored either: the best available path is used, Path reports it
+// and Requested returns the value with an error (ErrUnavailablePath,
+// ErrUnknownPath). TestRequestedPath fails on such an error, and
+// "kpls version" prints the path in use.
+//
 // # Accuracy of Exp
 //
 // Range reduction x = n·ln2 + r with a two-part ln 2 and FMA, a degree-13
