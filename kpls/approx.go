@@ -216,9 +216,11 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 		if 2*m+1 <= steps {
 			// Every S from 2m+1 to the steps run gives the same term in exact
 			// arithmetic; the spread of two of them gauges the rounding.
+			// Two S share their SVDs across every m: all the steps and one
+			// fewer (or 2m+1 when that is all there is).
 			gamma := math.Sqrt(kr.rKr[m] / kr.rKr[0])
-			two = in.lz.krylovTerm(m, 2*m+1, theta, gamma)
-			twoErr = math.Abs(two - in.lz.krylovTerm(m, steps, theta, gamma))
+			two = in.lz.krylovTerm(m, steps, theta, gamma)
+			twoErr = math.Abs(two - in.lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma))
 		} else {
 			for l := 0; l < m; l++ {
 				two += full(m, s+1+l, q)
