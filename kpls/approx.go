@@ -154,37 +154,42 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	// y_kᵀr_m = q_m(θ_k)·y_kᵀy_c. The product Π(1 − θ_k/θ_i) would be a
 	// tiny factor (θ_k next to a Ritz value of the m-step problem, known
 	// only to rounding) times huge ones, which float64 cannot resolve.
+	// Where y_c has (almost) no weight on y_k the ratio is noise; the
+	// product is used there with its rounding bound (polyWithError), which
+	// joins the standard error, and a value it swamps is refused.
 	yk := coef[s*nc : (s+1)*nc] // y_kᵀy_c
-	yr := make([]float64, nc)
-	qk := func(m int, theta []float64) []float64 {
-		q := make([]float64, nc)
+	ykr := make([]float64, nc)  // y_kᵀr_m
+	ynorm := math.Sqrt(bl.Ddot(n, in.yc, 1, in.yc, 1))
+	qk := func(m int, theta []float64) (q, dq []float64) {
+		q, dq = make([]float64, nc), make([]float64, nc)
 		if nc == 0 {
-			return q
+			return q, dq
 		}
 		r := make([]float64, n)
 		for i, v := range in.yc {
 			r[i] = v - kr.yhat[m*n+i]
 		}
-		bl.Dgemv(gblas.NoTrans, nc, n, 1, defl.y, n, r, 1, 0, yr, 1)
-		ynorm := math.Sqrt(bl.Ddot(n, in.yc, 1, in.yc, 1))
+		bl.Dgemv(gblas.NoTrans, nc, n, 1, defl.y, n, r, 1, 0, ykr, 1)
 		for k := range q {
 			if math.Abs(yk[k]) > 1e-8*ynorm {
-				q[k] = yr[k] / yk[k]
+				q[k] = ykr[k] / yk[k]
 			} else {
-				q[k] = polyValue(theta, defl.theta[k])
+				q[k], dq[k] = polyWithError(theta, defl.theta[k], eps*math.Max(theta[0], defl.theta[k]))
 			}
 		}
-		return q
+		return q, dq
 	}
-	// full returns the whole form of row i: its deflated part plus the
-	// projected part from the recurrence.
-	full := func(m, i int, q []float64) float64 {
-		v := forms[m][i]
+	// full returns the whole form of row i, its deflated part plus the
+	// projected part from the recurrence, and the rounding bound of the
+	// deflated part.
+	full := func(m, i int, q, dq []float64) (v, err float64) {
+		v = forms[m][i]
 		for k := range q {
-			c := coef[i*nc+k]
-			v += c * c * q[k]
+			c2 := coef[i*nc+k] * coef[i*nc+k]
+			v += c2 * q[k]
+			err += c2 * dq[k]
 		}
-		return v
+		return v, err
 	}
 	yy := bl.Ddot(n, in.yc, 1, in.yc, 1)
 	b := make([]float64, s)
@@ -201,16 +206,18 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 			yr += v * r
 			rr += r * r
 		}
-		q := qk(m, theta)
-		relY := math.Abs(full(m, s, q)-yr) / math.Sqrt(yy*rr)
+		q, dq := qk(m, theta)
+		fy, _ := full(m, s, q, dq)
+		relY := math.Abs(fy-yr) / math.Sqrt(yy*rr)
 		if !(relY <= recurrenceTol) {
 			why[m] = fmt.Sprintf("the residual polynomial lost accuracy (y_cᵀq_m(K)y_c off by %.2g relative)", relY)
 			continue
 		}
 		// Deflated part: Σ_k p_m(θ_k) over the converged Ritz values.
-		var dp float64
-		for _, v := range q {
+		var dp, detErr float64 // detErr: rounding bound of the deterministic parts
+		for k, v := range q {
 			dp += 1 - v
+			detErr += dq[k]
 		}
 		var two, twoErr float64
 		if 2*m+1 <= steps {
@@ -219,11 +226,16 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 			// Two S share their SVDs across every m: all the steps and one
 			// fewer (or 2m+1 when that is all there is).
 			gamma := math.Sqrt(kr.rKr[m] / kr.rKr[0])
-			two = in.lz.krylovTerm(m, steps, theta, gamma)
-			twoErr = math.Abs(two - in.lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma))
+			var bound float64
+			two, bound = in.lz.krylovTerm(m, steps, theta, gamma)
+			other, _ := in.lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma)
+			twoErr = math.Abs(two - other)
+			detErr += 2 * bound
 		} else {
 			for l := 0; l < m; l++ {
-				two += full(m, s+1+l, q)
+				v, e := full(m, s+1+l, q, dq)
+				two += v
+				detErr += 2 * e
 			}
 		}
 		for i := range b {
@@ -248,7 +260,11 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 		}
 		sem = math.Hypot(math.Hypot(sem, relY*zmean), 2*twoErr)
 		v := 1 + dp + est + 2*two
-		sem = math.Max(sem, seFloor*math.Abs(v))
+		if detErr > detErrMax*math.Abs(v) {
+			why[m] = fmt.Sprintf("q_m at Ritz values where y_c has no weight cannot be resolved in float64 (error bound %.2g)", detErr)
+			continue
+		}
+		sem = math.Max(math.Hypot(sem, detErr), seFloor*math.Abs(v))
 		if isNaNOrInf(v) || isNaNOrInf(sem) {
 			why[m] = "the probes' estimate is not finite"
 			continue
@@ -265,6 +281,10 @@ const exactTraceMax = 256
 // recurrenceTol bounds the relative error of the residual-polynomial
 // quadratic forms, checked on y_c.
 const recurrenceTol = 1e-3
+
+// detErrMax is the largest rounding bound, relative to the DoF, that the
+// deterministic parts may carry before approxDoF refuses the value.
+const detErrMax = 0.01
 
 // seFloor is the smallest standard error, relative to the DoF, that
 // approxDoF reports: its deterministic parts (the Ritz deflation, the

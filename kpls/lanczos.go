@@ -83,27 +83,29 @@ func (lz *lanczos) jacobi(mMax int) (alpha, beta []float64) {
 //
 //	q_m(σ_k²) V_1k = γ_m V_{m+1,k},  γ_m = ‖r_m‖_K/‖y_c‖_K,
 //
-// which holds to rounding where V_1k is not itself tiny.
-func (lz *lanczos) krylovTerm(m, S int, theta []float64, gamma float64) float64 {
+// which holds to rounding where V_1k is not itself tiny. Where it is, the
+// product is used and bound is its rounding bound (polyWithError).
+func (lz *lanczos) krylovTerm(m, S int, theta []float64, gamma float64) (tr, bound float64) {
 	r := lz.svd(S)
 	if !r.ok {
-		return math.NaN()
+		return math.NaN(), math.NaN()
 	}
-	var tr float64
+	const eps = 0x1p-52
 	for k, sk := range r.theta {
 		var w float64
 		for i := 0; i < m; i++ {
 			w += r.u.At(i, k) * r.u.At(i, k)
 		}
-		var q float64
+		var q, dq float64
 		if v1 := r.v.At(0, k); math.Abs(v1) > krylovV1Min && m < S {
 			q = gamma * r.v.At(m, k) / v1
 		} else {
-			q = polyValue(theta, sk)
+			q, dq = polyWithError(theta, sk, eps*math.Max(theta[0], sk))
 		}
 		tr += q * w
+		bound += dq * w
 	}
-	return tr
+	return tr, bound
 }
 
 // krylovV1Min is the smallest first component of a Ritz vector of D for
