@@ -309,6 +309,7 @@ type selector struct {
 	opts           Options
 	k              []float64 // n×n buffer for the fits to all rows
 	fk             []float64 // buffer for the fold fits
+	split          []fold    // the cross-validation folds, split once
 	model          *Model    // the last full fit, kept for final()
 	modelAt        gridPoint
 }
@@ -429,7 +430,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string
 // broke down before comp.
 func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, error) {
 	n := s.n
-	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
+	folds := s.foldRows()
 	press := make([]float64, comp+1)
 	valid := comp
 	var mean, tss float64
@@ -445,16 +446,13 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 	o.Progress = nil
 	for f := 0; f < s.folds; f++ {
 		s.opts.report("cv", g.width, f, s.folds)
-		lo, hi := f*n/s.folds, (f+1)*n/s.folds
-		test := perm[lo:hi]
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		xtr, ytr := rowsOf(s.x, s.y, train)
-		xte, yte := rowsOf(s.x, s.y, test)
+		fd := folds[f]
+		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 		m, xs, err := prepare(xtr, ytr, o)
 		if err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		nt := len(train)
+		nt := len(ytr)
 		if len(s.fk) < nt*nt {
 			if err := checkKernelSize(nt); err != nil {
 				return nil, false, err
@@ -525,6 +523,31 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 	// kernel matrix if bands are asked for.
 	m.chosen = &Choice{Criterion: s.crit, M: choice}
 	return m, nil
+}
+
+// fold is one cross-validation split of the rows.
+type fold struct {
+	xtr, xte *mat.Dense
+	ytr, yte []float64
+}
+
+// foldRows splits the rows into s.folds seeded folds (contiguous blocks of
+// one random permutation), once for every grid point and growth step.
+func (s *selector) foldRows() []fold {
+	if s.split != nil {
+		return s.split
+	}
+	n := s.n
+	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
+	s.split = make([]fold, s.folds)
+	for f := range s.split {
+		lo, hi := f*n/s.folds, (f+1)*n/s.folds
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		fd := &s.split[f]
+		fd.xtr, fd.ytr = rowsOf(s.x, s.y, train)
+		fd.xte, fd.yte = rowsOf(s.x, s.y, perm[lo:hi])
+	}
+	return s.split
 }
 
 // rowsOf returns the rows idx of x and y.
