@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kpls-go/kpls/internal/dataset"
 )
@@ -268,21 +268,42 @@ func TestPredictOutputs(t *testing.T) {
 	}
 }
 
-// TestPredictWithoutBandsIsCheap: 2000 points at n = 3000 take well
-// under a second without bands (the band path needs the n×n kernel).
-func TestPredictWithoutBandsIsCheap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits n = 3000")
-	}
+// TestPredictWithoutBands: without --bands or --level, predict writes
+// no band columns (it never builds the n×n kernel matrix they need;
+// BenchmarkPredictWithoutBands times it).
+func TestPredictWithoutBands(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "m.json")
-	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(3000)), "--width", "2", "--components", "5", "--dof", "none", "--model", model); code != 0 {
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(300)), "--width", "2", "--components", "5", "--dof", "none", "--model", model); code != 0 {
 		t.Fatal(stderr)
 	}
-	pred := writeFile(t, "p.csv", smallCSV(2000))
-	start := time.Now()
-	code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--format", "csv")
-	if el := time.Since(start); code != 0 || el > time.Second {
-		t.Errorf("exit %d in %v: %s", code, el, stderr)
+	pred := writeFile(t, "p.csv", smallCSV(200))
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	header, _, _ := strings.Cut(out, "\n")
+	if strings.Contains(header, "se") || strings.Contains(header, "lower") || len(strings.Split(strings.TrimSpace(out), "\n")) != 201 {
+		t.Errorf("header %q and %d lines, want no band columns and 200 rows", header, len(strings.Split(strings.TrimSpace(out), "\n")))
+	}
+}
+
+// BenchmarkPredictWithoutBands: 2000 points at n = 3000, the whole
+// command (well under a second on two cores).
+func BenchmarkPredictWithoutBands(b *testing.B) {
+	dir := b.TempDir()
+	train, pred, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "m.json")
+	if os.WriteFile(train, []byte(smallCSV(3000)), 0o644) != nil || os.WriteFile(pred, []byte(smallCSV(2000)), 0o644) != nil {
+		b.Fatal("cannot write the data")
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"fit", "--data", train, "--width", "2", "--components", "5", "--dof", "none", "--model", model}, &out, &errb); code != 0 {
+		b.Fatal(errb.String())
+	}
+	for b.Loop() {
+		out.Reset()
+		if code := run(context.Background(), []string{"predict", "--model", model, "--data", pred, "--format", "csv"}, &out, &errb); code != 0 {
+			b.Fatal(errb.String())
+		}
 	}
 }
 
