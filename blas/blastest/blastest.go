@@ -1,7 +1,6 @@
 package blastest
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -178,4 +177,3 @@ func All(t *testing.T, impl blas.Float64) {
 	t.Run("LargeSymv", func(t *testing.T) { LargeSymvTest(t, impl) })
 }
 
-func name(format string, args ...any) string { return fmt.Sprintf(format, args...) }
