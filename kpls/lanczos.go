@@ -148,15 +148,6 @@ func ritzVectors(l []float64, ld, m int) (theta []float64, u, v *mat.Dense, ok b
 	return theta, u, v, true
 }
 
-// polyValue is q_m(λ) = Π_i(1 − λ/θ_i).
-func polyValue(theta []float64, lambda float64) float64 {
-	q := 1.0
-	for _, th := range theta {
-		q *= 1 - lambda/th
-	}
-	return q
-}
-
 // blockOp multiplies blocks of vectors by the centred kernel matrix K.
 type blockOp interface {
 	// mulRows sets dst = src·K for rows×n row-major blocks (K is

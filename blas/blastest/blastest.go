@@ -176,4 +176,3 @@ func All(t *testing.T, impl blas.Float64) {
 	t.Run("Dsymm", func(t *testing.T) { DsymmTest(t, impl) })
 	t.Run("LargeSymv", func(t *testing.T) { LargeSymvTest(t, impl) })
 }
-
