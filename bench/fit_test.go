@@ -44,7 +44,7 @@ func BenchmarkFit(b *testing.B) {
 				comp int
 			}{{kpls.DoFNone, 30}, {kpls.DoFLanczos, 10}, {kpls.DoFApprox, 10}, {kpls.DoFLanczos, 30}, {kpls.DoFApprox, 30}} {
 				b.Run(fmt.Sprintf("backend=%s/n=%d/dof=%s/m=%d", name, n, c.dof, c.comp), func(b *testing.B) {
-					o := kpls.Options{Width: 4, Components: c.comp, Lanczos: 30, DoF: c.dof, Backend: bl}
+					o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: c.comp, Lanczos: 30, DoF: c.dof, Backend: bl}
 					for b.Loop() {
 						if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
 							b.Fatal(err)
@@ -63,7 +63,7 @@ func BenchmarkExactVersusApprox(b *testing.B) {
 		x, y := kinLike(n)
 		for _, dof := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFApprox, kpls.DoFLanczos} {
 			b.Run(fmt.Sprintf("n=%d/dof=%s", n, dof), func(b *testing.B) {
-				o := kpls.Options{Width: 4, Components: 10, Lanczos: 30, DoF: dof}
+				o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 10, Lanczos: 30, DoF: dof}
 				for b.Loop() {
 					if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
 						b.Fatal(err)
@@ -82,7 +82,7 @@ func BenchmarkBands(b *testing.B) {
 		n = 1024
 	}
 	x, y := kinLike(n)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Width: 4, Components: 10})
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 10})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestApproxDoFAccuracy(t *testing.T) {
 		uy[i] += 0.3 * rng.NormFloat64()
 	}
 	for _, w := range []float64{2, 4} {
-		o := Options{Width: w, Components: 10, DoF: DoFExact}
+		o := Options{Kernel: RBF{Width: w}, Components: 10, DoF: DoFExact}
 		ex, err := Fit(context.Background(), ux, uy, o)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func ftoa(v float64) string { return string(rune('0' + int(v))) }
 // differ by about the reported standard error.
 func TestApproxDoFDeterministic(t *testing.T) {
 	x, y := sincData(80, 3)
-	o := Options{Width: 0.01, RawFeatures: true, Components: 8, DoF: DoFApprox, Seed: 5}
+	o := Options{Kernel: RBF{Width: 0.01}, RawFeatures: true, Components: 8, DoF: DoFApprox, Seed: 5}
 	a, _ := Fit(context.Background(), x, y, o)
 	b, _ := Fit(context.Background(), x, y, o)
 	o.Seed = 6

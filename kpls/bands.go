@@ -81,7 +81,7 @@ func (m *Model) kernel(ctx context.Context) ([]float64, error) {
 		}
 		k := make([]float64, m.n*m.n)
 		// A cancelled context must not poison the model for later calls.
-		if err := kernelMatrix(context.WithoutCancel(ctx), k, m.opts.Kernel, m.opts.Width, m.x, m.n, m.d); err != nil {
+		if err := kernelMatrix(context.WithoutCancel(ctx), k, m.opts.Kernel, m.x, m.n, m.d); err != nil {
 			m.kErr = err
 			return
 		}

@@ -36,7 +36,7 @@ func TestPlsdofLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := readCSVTest(t, filepath.Join(refDir, "lin_gauss_50x5.csv"))
-	m, err := Fit(context.Background(), x, y, Options{Kernel: Linear, Components: 5, DoF: DoFExact})
+	m, err := Fit(context.Background(), x, y, Options{Kernel: Linear{}, Components: 5, DoF: DoFExact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestReferenceCriteria(t *testing.T) {
 func TestBreakdown(t *testing.T) {
 	rc := loadRef(t, "sinc_100")
 	for _, dof := range []DoFMethod{DoFExact, DoFLanczos} {
-		m, err := Fit(context.Background(), rc.x, rc.y, Options{Width: 1, RawFeatures: true, Components: 30, DoF: dof})
+		m, err := Fit(context.Background(), rc.x, rc.y, Options{Kernel: RBF{Width: 1}, RawFeatures: true, Components: 30, DoF: dof})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,13 +170,18 @@ func TestBadInput(t *testing.T) {
 		{"constant y", x, constY, Options{}, ErrConstantY, "constant"},
 		{"components", x, y, Options{Components: 20}, ErrComponents, "at most 19"},
 		{"negative components", x, y, Options{Components: -1}, ErrComponents, "-1"},
-		{"width", x, y, Options{Width: -1}, ErrWidth, "-1"},
-		{"width and gamma", x, y, Options{Width: 1, Gamma: 1}, ErrBadOption, "not both"},
-		{"one probe", x, y, Options{Width: 1, Probes: 1}, ErrBadOption, "1 probes"},
-		{"negative probes", x, y, Options{Width: 1, Probes: -3}, ErrBadOption, "-3 probes"},
-		{"kernel", x, y, Options{Kernel: "poly"}, ErrKernel, "poly"},
+		{"width", x, y, Options{Kernel: RBF{Width: -1}}, ErrWidth, "-1"},
+		{"laplacian width", x, y, Options{Kernel: Laplacian{Width: math.NaN()}}, ErrWidth, "NaN"},
+		{"matern nu", x, y, Options{Kernel: Matern{Nu: 0.5}}, ErrKernel, "0.5"},
+		{"polynomial degree", x, y, Options{Kernel: Polynomial{Degree: -2}}, ErrKernel, "-2"},
+		{"polynomial offset", x, y, Options{Kernel: Polynomial{Offset: -1}}, ErrKernel, "-1"},
+		{"func without function", x, y, Options{Kernel: Func{Label: "mine"}}, ErrKernel, "mine"},
+		{"precomputed not square", x, y, Options{Kernel: Precomputed{}}, ErrShape, "square"},
+		{"one probe", x, y, Options{Kernel: RBF{Width: 1}, Probes: 1}, ErrBadOption, "1 probes"},
+		{"negative probes", x, y, Options{Kernel: RBF{Width: 1}, Probes: -3}, ErrBadOption, "-3 probes"},
+		{"kernel", x, y, Options{Kernel: namedOnly("poly")}, ErrKernel, "poly"},
 		{"dof", x, y, Options{DoF: "magic"}, ErrDoFMethod, "magic"},
-		{"linear too many", x, y, Options{Kernel: Linear, Components: 2}, ErrComponents, "at most 1"},
+		{"linear too many", x, y, Options{Kernel: Linear{}, Components: 2}, ErrComponents, "at most 1"},
 		{"constant features", mat.NewDense(5, 1, []float64{1, 1, 1, 1, 1}), []float64{1, 2, 3, 4, 5}, Options{}, ErrDegenerate, "constant"},
 	}
 	for _, c := range cases {
@@ -197,7 +202,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := m.Predict(nan, 1); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN input: %v", err)
 	}
-	lin, err := Fit(ctx, x, y, Options{Kernel: Linear, Components: 1, RawFeatures: true})
+	lin, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 1, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +226,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(60, 3, 5)
 	z, _ := gaussData(7, 3, 6)
-	m, err := Fit(ctx, x, y, Options{Width: 1.5, Components: 6, FeatureNames: []string{"a", "b", "c"}})
+	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 1.5}, Components: 6, FeatureNames: []string{"a", "b", "c"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,3 +268,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// namedOnly is a Kernel that cannot be evaluated.
+type namedOnly string
+
+func (k namedOnly) Name() string { return string(k) }

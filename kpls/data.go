@@ -1,13 +1,10 @@
 package kpls
 
 import (
-	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kpls-go/kpls/internal/gram"
 )
 
 // scaling holds the per-feature standardisation learnt on training data.
@@ -84,21 +81,4 @@ func checkKernelSize(n int) error {
 			ErrTooLarge, n, float64(need)/1e9, float64(limit)/1e9)
 	}
 	return nil
-}
-
-// kernelMatrix fills k (n×n) with the uncentred kernel matrix.
-func kernelMatrix(ctx context.Context, k []float64, kernel KernelName, width float64, x []float64, n, d int) error {
-	if kernel == Linear {
-		return gram.Linear(ctx, k, x, n, d)
-	}
-	return gram.RBF(ctx, k, x, n, d, width)
-}
-
-// crossKernel fills c (m×n) with k(z_i, x_j).
-func crossKernel(c []float64, kernel KernelName, width float64, z []float64, m int, x []float64, n, d int) {
-	if kernel == Linear {
-		gram.LinearCross(c, z, m, x, n, d)
-		return
-	}
-	gram.RBFCross(c, z, m, x, n, d, width)
 }

@@ -28,7 +28,7 @@ func sinc(n int) (*mat.Dense, []float64) {
 func ExampleFit() {
 	x, y := sinc(100)
 	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{
-		Width:       0.1,
+		Kernel:      kpls.RBF{Width: 0.1},
 		RawFeatures: true,
 		Components:  8,
 		DoF:         kpls.DoFExact,
@@ -46,19 +46,19 @@ func ExampleFit() {
 func ExampleSelect() {
 	x, y := sinc(100)
 	sel, err := kpls.Select(context.Background(), x, y,
-		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: []float64{0.01, 0.1, 1}, Criterion: kpls.GMDL, MaxComponents: 10},
+		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.01, 0.1, 1}, Criterion: kpls.GMDL, MaxComponents: 10},
 		kpls.Options{RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("width %g with %d components\n", sel.Best.Width, sel.Best.M)
+	fmt.Printf("width %g with %d components\n", sel.Best.Width(), sel.Best.M)
 	// Output: width 1 with 4 components
 }
 
 func ExampleModel_PredictBands() {
 	x, y := sinc(100)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Width: 1, RawFeatures: true, Components: 4})
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 4})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +79,7 @@ func ExampleModel_PredictBands() {
 
 func ExampleLoad() {
 	x, y := sinc(50)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Width: 1, RawFeatures: true, Components: 3})
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 3})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -227,22 +227,22 @@ func FuzzFit(f *testing.F) {
 		o.Components = comps
 		o.RawFeatures = flags&0x10 != 0
 		o.DoF = [...]kpls.DoFMethod{kpls.DoFApprox, kpls.DoFLanczos, kpls.DoFExact, kpls.DoFNone}[flags>>5&3]
+		var k kpls.Kernel = kpls.RBF{}
 		if flags&0x80 != 0 {
-			o.Kernel = kpls.Linear
+			k = [...]kpls.Kernel{kpls.Linear{}, kpls.Polynomial{Degree: 2, Offset: 1}, kpls.Laplacian{}, kpls.Matern{Nu: 1.5}}[r.byte()%4]
 		}
 		switch flags & 0xf {
 		case 0: // the default width
 		case 1:
-			o.Width = -1
+			k = kpls.WithWidth(k, -1)
 		case 2:
-			o.Width = 1e-300
+			k = kpls.WithWidth(k, 1e-300)
 		case 3:
-			o.Width = 1e300
-		case 4:
-			o.Gamma = r.value()
+			k = kpls.WithWidth(k, 1e300)
 		default:
-			o.Width = r.value()
+			k = kpls.WithWidth(k, r.value())
 		}
+		o.Kernel = k
 		x := newFuzzMatrix(n, d)
 		for i := range n {
 			for j := range d {

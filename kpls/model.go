@@ -149,7 +149,7 @@ func (m *Model) buildKernel(ctx context.Context, k []float64, xs []float64) erro
 	n := m.n
 	width := o.kernelWidth()
 	o.report("kernel", width, 0, 1)
-	if err := kernelMatrix(ctx, k, o.Kernel, o.Width, xs, n, m.d); err != nil {
+	if err := kernelMatrix(ctx, k, o.Kernel, xs, n, m.d); err != nil {
 		return err
 	}
 	m.colMean = make([]float64, n)
@@ -212,8 +212,8 @@ func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
 	}
 	m.stats = make([]Stats, m.valid+1)
 	dofMax := float64(n - 1)
-	if o.Kernel == Linear {
-		dofMax = math.Min(dofMax, float64(m.d+1))
+	if f := featureDim(o.Kernel, m.d); f > 0 {
+		dofMax = math.Min(dofMax, float64(f+1))
 	}
 	for i := range m.stats {
 		s := &m.stats[i]
@@ -282,10 +282,8 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 
 }
 
 func (o *Options) kernelWidth() float64 {
-	if o.Kernel == Linear {
-		return 0
-	}
-	return o.Width
+	w, _ := WidthOf(o.Kernel)
+	return w
 }
 
 // Options returns the resolved options the model was fitted with.

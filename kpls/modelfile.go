@@ -14,7 +14,7 @@ import (
 // version is refused rather than misread.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 2
+	FormatVersion = 3
 )
 
 // envelope is the file: the payload as raw JSON and its SHA-256, so that a

@@ -1,21 +1,12 @@
 package kpls
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/kpls-go/kpls/blas"
-)
-
-// KernelName names a kernel function.
-type KernelName string
-
-const (
-	// RBF is k(x,z) = exp(−‖x−z‖²/(2w)) with width w (w plays the role of a
-	// variance; scikit-learn's gamma is 1/(2w)).
-	RBF KernelName = "rbf"
-	// Linear is k(x,z) = xᵀz on the (standardised) features.
-	Linear KernelName = "linear"
 )
 
 // DoFMethod names how degrees of freedom are computed.
@@ -68,14 +59,9 @@ const (
 // width on standardised features with DefaultComponents components and the
 // approximate DoF.
 type Options struct {
-	// Kernel is RBF (the zero value) or Linear.
-	Kernel KernelName `json:"kernel"`
-	// Width is the RBF width w (> 0). Zero means Gamma is used if set, and
-	// otherwise w = d/2 (scikit-learn's gamma = 1/d on standardised data).
-	Width float64 `json:"width"`
-	// Gamma = 1/(2w) is an alternative way to give the width; set at most
-	// one of Width and Gamma.
-	Gamma float64 `json:"gamma,omitempty"`
+	// Kernel is the kernel with its parameters; nil means RBF{} (width
+	// d/2). Zero parameters take the kernel's defaults (see each kernel).
+	Kernel Kernel `json:"-"`
 	// Components is the largest number of components m to fit (M). Zero
 	// means DefaultComponents, capped by what the data allow.
 	Components int `json:"components"`
@@ -115,7 +101,7 @@ type Options struct {
 // Progress reports how far long work has come.
 type Progress struct {
 	Stage string  // "kernel", "fit", "dof", "bands"
-	Width float64 // the RBF width being worked on, 0 for the linear kernel
+	Width float64 // the width of the kernel being worked on, 0 for kernels without one
 	Done  int
 	Total int
 }
@@ -129,31 +115,13 @@ func (o *Options) report(stage string, width float64, done, total int) {
 // resolved returns a copy of o with defaults filled in and everything
 // checked against the data size n×d.
 func (o Options) resolved(n, d int) (Options, error) {
-	o.Kernel = KernelName(strings.ToLower(string(o.Kernel)))
-	if o.Kernel == "" {
-		o.Kernel = RBF
+	k, err := resolveKernel(o.Kernel, n, d)
+	if err != nil {
+		return o, err
 	}
-	switch o.Kernel {
-	case RBF:
-		if o.Width != 0 && o.Gamma != 0 {
-			return o, fmt.Errorf("%w: give either a width or a gamma, not both", ErrBadOption)
-		}
-		if o.Width < 0 || o.Gamma < 0 || isNaNOrInf(o.Width) || isNaNOrInf(o.Gamma) {
-			return o, fmt.Errorf("%w: width %g, gamma %g", ErrWidth, o.Width, o.Gamma)
-		}
-		switch {
-		case o.Gamma > 0:
-			o.Width = 1 / (2 * o.Gamma)
-		case o.Width == 0:
-			o.Width = float64(d) / 2
-		}
-		o.Gamma = 0
-	case Linear:
-		if o.Width != 0 || o.Gamma != 0 {
-			return o, fmt.Errorf("%w: the linear kernel takes no width", ErrBadOption)
-		}
-	default:
-		return o, fmt.Errorf("%w: %q (want rbf or linear)", ErrKernel, o.Kernel)
+	o.Kernel = k
+	if _, ok := k.(Precomputed); ok {
+		o.RawFeatures = true
 	}
 	o.DoF = DoFMethod(strings.ToLower(string(o.DoF)))
 	if o.DoF == "" {
@@ -176,6 +144,9 @@ func (o Options) resolved(n, d int) (Options, error) {
 	}
 	o.Criterion = c
 	maxComp := o.maxComponents(n, d)
+	if maxComp < 1 {
+		return o, fmt.Errorf("%w: the data allow no components", ErrComponents)
+	}
 	if o.Components < 0 {
 		return o, fmt.Errorf("%w: %d components", ErrComponents, o.Components)
 	}
@@ -213,17 +184,83 @@ func (o *Options) steps(maxComp int) int {
 }
 
 // maxComponents is the largest number of components the data allow: n−1,
-// and for the linear kernel also the number of features.
-func (o *Options) maxComponents(n, d int) int {
-	if o.Kernel == Linear {
-		return min(n-1, d)
-	}
-	return n - 1
-}
+// and for kernels with a finite feature space (linear, polynomial) also
+// its dimension.
+func (o *Options) maxComponents(n, d int) int { return MaxComponents(o.Kernel, n, d) }
 
 func (o *Options) probes(n int) int {
 	if o.Probes > 1 {
 		return o.Probes
 	}
 	return min(max(64000/n, MinProbes), MaxProbes)
+}
+
+// optionsAlias has Options' fields without its JSON methods.
+type optionsAlias Options
+
+// optionsJSON is Options as JSON: the kernel as {"name", "width", ...}.
+// Files of format version 1 and 2 wrote the kernel's name as a string
+// with separate width and gamma fields; they are still read.
+type optionsJSON struct {
+	optionsAlias
+	Kernel json.RawMessage `json:"kernel"`
+	Width  float64         `json:"width,omitempty"`
+	Gamma  float64         `json:"gamma,omitempty"`
+}
+
+// MarshalJSON writes the options with the kernel as an object; a Func
+// kernel cannot be written.
+func (o Options) MarshalJSON() ([]byte, error) {
+	k := o.Kernel
+	if k == nil {
+		k = RBF{}
+	}
+	raw, err := KernelJSON(k)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(optionsJSON{optionsAlias: optionsAlias(o), Kernel: raw})
+}
+
+// UnmarshalJSON reads options written by MarshalJSON or by format
+// versions 1 and 2.
+func (o *Options) UnmarshalJSON(b []byte) error {
+	var j optionsJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return err
+	}
+	*o = Options(j.optionsAlias)
+	var name string
+	if err := json.Unmarshal(j.Kernel, &name); err == nil {
+		// Versions 1 and 2: "kernel": "rbf", "width": w or "gamma": g.
+		k, err := ParseKernel(name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case j.Gamma > 0:
+			k = WithWidth(k, 1/(2*j.Gamma))
+		case j.Width > 0:
+			k = WithWidth(k, j.Width)
+		}
+		o.Kernel = k
+		return nil
+	}
+	if j.Width != 0 || j.Gamma != 0 {
+		return fmt.Errorf("width and gamma belong in the kernel object")
+	}
+	var s kernelSpec
+	kd := json.NewDecoder(bytes.NewReader(j.Kernel))
+	kd.DisallowUnknownFields()
+	if err := kd.Decode(&s); err != nil {
+		return fmt.Errorf("kernel: %v", err)
+	}
+	k, err := s.kernel()
+	if err != nil {
+		return err
+	}
+	o.Kernel = k
+	return nil
 }

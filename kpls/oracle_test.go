@@ -83,12 +83,39 @@ func oracleCases() []oracleCase {
 	gx, gy := gaussData(50, 4, 11)
 	hx, hy := gaussData(60, 3, 13)
 	return []oracleCase{
-		{"sinc/w=0.01", sx, sy, Options{Width: 0.01, RawFeatures: true}, []int{1, 2, 5, 8}},
-		{"sinc/w=0.1", sx, sy, Options{Width: 0.1, RawFeatures: true}, []int{1, 2, 5, 8}},
-		{"sinc/w=1", sx, sy, Options{Width: 1, RawFeatures: true}, []int{1, 2, 5}},
-		{"gauss3/w=2", hx, hy, Options{Width: 2}, []int{1, 2, 5, 8}},
-		{"gauss4/linear", gx, gy, Options{Kernel: Linear}, []int{1, 2, 3, 4}},
+		{"sinc/w=0.01", sx, sy, Options{Kernel: RBF{Width: 0.01}, RawFeatures: true}, []int{1, 2, 5, 8}},
+		{"sinc/w=0.1", sx, sy, Options{Kernel: RBF{Width: 0.1}, RawFeatures: true}, []int{1, 2, 5, 8}},
+		{"sinc/w=1", sx, sy, Options{Kernel: RBF{Width: 1}, RawFeatures: true}, []int{1, 2, 5}},
+		{"gauss3/w=2", hx, hy, Options{Kernel: RBF{Width: 2}}, []int{1, 2, 5, 8}},
+		{"gauss4/linear", gx, gy, Options{Kernel: Linear{}}, []int{1, 2, 3, 4}},
+		{"gauss3/laplacian", hx, hy, Options{Kernel: Laplacian{}}, []int{1, 2, 5}},
+		{"gauss3/matern32", hx, hy, Options{Kernel: Matern{Nu: 1.5}}, []int{1, 2, 5}},
+		{"gauss3/matern52", hx, hy, Options{Kernel: Matern{Width: 0.8}}, []int{1, 2, 5}},
+		{"gauss4/polynomial", gx, gy, Options{Kernel: Polynomial{Degree: 2, Offset: 1}}, []int{1, 2, 5}},
+		{"gauss3/func", hx, hy, Options{Kernel: Func{Label: "cauchy", K: cauchy}}, []int{1, 2, 5}},
+		{"gauss3/precomputed", naiveGram(hx, cauchy), hy, Options{Kernel: Precomputed{}}, []int{1, 2, 5}},
 	}
+}
+
+// cauchy is a user kernel, 1/(1 + ‖x − z‖²), positive definite.
+func cauchy(x, z []float64) float64 {
+	var s float64
+	for i := range x {
+		s += (x[i] - z[i]) * (x[i] - z[i])
+	}
+	return 1 / (1 + s)
+}
+
+// naiveGram is the n×n matrix f(x_i, x_j) of the raw rows of x.
+func naiveGram(x *mat.Dense, f func(a, b []float64) float64) *mat.Dense {
+	n, _ := x.Dims()
+	k := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			k.Set(i, j, f(x.RawRowView(i), x.RawRowView(j)))
+		}
+	}
+	return k
 }
 
 // TestExactDoFFiniteDifferences compares the exact DoF with the trace of
@@ -96,7 +123,7 @@ func oracleCases() []oracleCase {
 func TestExactDoFFiniteDifferences(t *testing.T) {
 	gx, gy := gaussData(50, 4, 11)
 	// A near-identity kernel too: DoF ≈ n after one component.
-	near := oracleCase{"gauss4/w=0.001", gx, gy, Options{Width: 0.001}, []int{1}}
+	near := oracleCase{"gauss4/w=0.001", gx, gy, Options{Kernel: RBF{Width: 0.001}}, []int{1}}
 	for _, c := range append(oracleCases(), near) {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o

@@ -59,6 +59,6 @@ func (m *Model) inputs(x mat.Matrix) ([]float64, int, error) {
 
 // centredCross fills c (rows×n) with the centred kernel vectors k_c(z_i).
 func (m *Model) centredCross(c, z []float64, rows int) {
-	crossKernel(c, m.opts.Kernel, m.opts.Width, z, rows, m.x, m.n, m.d)
+	crossKernel(c, m.opts.Kernel, z, rows, m.x, m.n, m.d)
 	gram.CenterCross(c, rows, m.n, m.colMean, m.grand)
 }

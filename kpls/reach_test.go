@@ -27,12 +27,9 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 		}
 	}
 	q.Set(p-1, 0, 1e6)
-	for _, k := range []KernelName{RBF, Linear} {
+	for _, k := range []Kernel{RBF{Width: 2}, Linear{}} {
 		for _, raw := range []bool{false, true} {
 			o := Options{Kernel: k, Components: 2, DoF: DoFNone, RawFeatures: raw}
-			if k == RBF {
-				o.Width = 2
-			}
 			m, err := Fit(context.Background(), x, y, o)
 			if err != nil {
 				t.Fatal(err)
@@ -73,13 +70,13 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 					var kv float64
 					for j := range d {
 						a, b := (q.At(r, j)-mean[j])/sd[j], (x.At(i, j)-mean[j])/sd[j]
-						if k == Linear {
+						if k == (Linear{}) {
 							kv += a * b
 						} else {
 							kv += (a - b) * (a - b)
 						}
 					}
-					if k == RBF {
+					if k != (Linear{}) {
 						kv = math.Exp(-kv / (2 * 2))
 					}
 					want = max(want, kv)
@@ -102,7 +99,7 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 			if compared != p {
 				t.Fatalf("compared %d rows", compared)
 			}
-			if k == RBF && got[p-1] > 1e-12 {
+			if k != (Linear{}) && got[p-1] > 1e-12 {
 				t.Errorf("a point at 1e6 has reach %g", got[p-1])
 			}
 		}

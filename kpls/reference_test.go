@@ -109,10 +109,9 @@ func (s *refSetting) options(dof DoFMethod) Options {
 	// and uses the raw x for the RBF kernels.
 	o := Options{Components: s.M, DoF: dof, RawFeatures: s.Kernel != "linear"}
 	if s.Kernel == "linear" {
-		o.Kernel = Linear
+		o.Kernel = Linear{}
 	} else {
-		o.Kernel = RBF
-		o.Width = *s.Width
+		o.Kernel = RBF{Width: *s.Width}
 	}
 	return o
 }

@@ -2,10 +2,10 @@ package kpls
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -33,11 +33,15 @@ const (
 // while a choice sits at the largest m fitted, and the widths by factors
 // of 2 (up to three times) while the best sits at the narrowest or widest.
 type SelectOptions struct {
-	// Kernels to search; nil means RBF and Linear.
-	Kernels []KernelName
-	// Widths of the RBF kernel; nil means d/8, d/4, d/2, d and 2d,
-	// extended past the edge the best one sits at. Given widths are
-	// searched as given. Each must be positive and finite, and appear once.
+	// Kernels to search; nil means RBF{} and Linear{}. A kernel with a
+	// width (RBF, Laplacian, Matern) whose width is zero is searched over
+	// Widths; one with its width set is a single grid point.
+	Kernels []Kernel
+	// Widths for the kernels whose width is zero; nil means the kernel's
+	// default width (see each kernel) times 1/4, 1/2, 1, 2 and 4 (for RBF:
+	// d/8, d/4, d/2, d and 2d), extended past the edge the best one sits
+	// at. Given widths are searched as given. Each must be positive and
+	// finite, and appear once.
 	Widths []float64
 	// Criterion chooses; empty means DefaultCriterion. CV is k-fold
 	// cross-validation (RMSECV); GCV, AIC, BIC and GMDL use the DoF of
@@ -77,8 +81,9 @@ type Selection struct {
 
 // SelectionRow is one cell of the grid.
 type SelectionRow struct {
-	Kernel KernelName `json:"kernel"`
-	Width  float64    `json:"width"` // 0 for the linear kernel
+	// Kernel is the grid point's kernel with its parameters resolved; in
+	// JSON an object {"name", "width", ...} as in model files.
+	Kernel Kernel `json:"-"`
 	Stats
 	// RMSECV is the root mean squared error of cross-validation and Q2 =
 	// 1 − PRESS/TSS; NaN without CV.
@@ -94,18 +99,38 @@ func (r SelectionRow) Score(c Criterion) float64 {
 	return r.Stats.Score(c)
 }
 
-// label names the row's grid point.
-func (r SelectionRow) label() string {
-	if r.Kernel == Linear {
-		return "linear"
-	}
-	return fmt.Sprintf("%s width %g", r.Kernel, r.Width)
+// Width is the width of the row's kernel, 0 for kernels without one.
+func (r SelectionRow) Width() float64 {
+	w, _ := WidthOf(r.Kernel)
+	return w
 }
 
-// gridPoint is one kernel of the search.
+// label names the row's grid point.
+func (r SelectionRow) label() string { return kernelLabel(r.Kernel) }
+
+// MarshalJSON writes the row with its kernel as an object.
+func (r SelectionRow) MarshalJSON() ([]byte, error) {
+	type plain SelectionRow // without this method
+	k, err := KernelJSON(r.Kernel)
+	if err != nil {
+		k, _ = json.Marshal(r.Kernel.Name())
+	}
+	return json.Marshal(struct {
+		Kernel json.RawMessage `json:"kernel"`
+		plain
+	}{k, plain(r)})
+}
+
+// gridPoint is one kernel of the search; id tells grid points apart (a
+// Func kernel cannot be compared).
 type gridPoint struct {
-	kernel KernelName
-	width  float64
+	kernel Kernel
+	id     int
+}
+
+func (g gridPoint) width() float64 {
+	w, _ := WidthOf(g.kernel)
+	return w
 }
 
 // Select chooses the kernel, the RBF width and the number of components:
@@ -122,14 +147,14 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	if so.Criterion == "" {
 		crit = DefaultCriterion
 	}
-	if opts.Kernel != "" || opts.Width != 0 || opts.Gamma != 0 {
+	if opts.Kernel != nil {
 		return nil, fmt.Errorf("%w: give the kernels and widths in SelectOptions, not in the options", ErrBadOption)
 	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
 		return nil, err
 	}
-	grid, err := so.grid(d)
+	grid, scanned, err := so.grid(n, d)
 	if err != nil {
 		return nil, err
 	}
@@ -160,23 +185,23 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	sel := &Selection{Criterion: crit}
 	bestScore := math.Inf(1)
 	var best gridPoint
-	fitted := map[gridPoint]int{} // components fitted per grid point
-	var bestModel *Model          // the DoF criteria's fit at the best grid point
+	fitted := map[int]int{} // components fitted per grid point
+	var bestModel *Model    // the DoF criteria's fit at the best grid point
 	// With the default widths, a winner at the narrowest or widest one
-	// extends the grid by a factor of 2 that way, up to maxWidthSteps
-	// times, so that the grid reaches the best width.
-	extend := so.Widths == nil
+	// extends the grid of its kernel by a factor of 2 that way, up to
+	// maxWidthSteps times, so that the grid reaches the best width.
+	extend := len(scanned) > 0
 	steps := 0
 	for gi := 0; gi < len(grid); gi++ {
 		g := grid[gi]
-		opts.report("select", g.width, gi, len(grid))
+		opts.report("select", g.width(), gi, len(grid))
 		rows, choice, warns, err := s.point(g)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", SelectionRow{Kernel: g.kernel, Width: g.width}.label(), err)
+			return nil, fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
 		}
 		sel.Table = append(sel.Table, rows...)
 		sel.Warnings = append(sel.Warnings, warns...)
-		fitted[g] = len(rows) - 1
+		fitted[g.id] = len(rows) - 1
 		if choice >= 0 {
 			c := rows[choice]
 			sel.Choices = append(sel.Choices, c)
@@ -189,38 +214,27 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 				}
 			}
 		}
-		if gi == len(grid)-1 && extend && best.kernel == RBF && steps < maxWidthSteps {
-			lo, hi := math.Inf(1), 0.0
-			for _, p := range grid {
-				if p.kernel == RBF {
-					lo, hi = math.Min(lo, p.width), math.Max(hi, p.width)
-				}
-			}
-			switch best.width {
+		if gi == len(grid)-1 && extend && scanned[best.kernel.Name()] && steps < maxWidthSteps {
+			lo, hi := widthRange(grid, best)
+			switch best.width() {
 			case lo:
-				grid = append(grid, gridPoint{RBF, lo / 2})
+				grid = append(grid, gridPoint{WithWidth(best.kernel, lo/2), len(grid)})
 				steps++
 			case hi:
-				grid = append(grid, gridPoint{RBF, hi * 2})
+				grid = append(grid, gridPoint{WithWidth(best.kernel, hi*2), len(grid)})
 				steps++
 			}
 		}
 	}
-	if steps == maxWidthSteps && (best.kernel == RBF) {
-		lo, hi := math.Inf(1), 0.0
-		for _, p := range grid {
-			if p.kernel == RBF {
-				lo, hi = math.Min(lo, p.width), math.Max(hi, p.width)
-			}
-		}
-		if best.width == lo || best.width == hi {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("the best width %g is still at the edge of the grid after %d extensions", best.width, steps))
+	if steps == maxWidthSteps && scanned[best.kernel.Name()] {
+		if lo, hi := widthRange(grid, best); best.width() == lo || best.width() == hi {
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("the best %s width %g is still at the edge of the grid after %d extensions", best.kernel.Name(), best.width(), steps))
 		}
 	}
 	if math.IsInf(bestScore, 1) {
 		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, crit)
 	}
-	m, err := s.final(best, sel.Best.M, fitted[best], bestModel)
+	m, err := s.final(best, sel.Best.M, fitted[best.id], bestModel)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +244,13 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 		// statistics.
 		for i := range sel.Table {
 			r := &sel.Table[i]
-			if r.Kernel == best.kernel && r.Width == best.width && r.M <= m.valid {
+			if kernelLabel(r.Kernel) == kernelLabel(sel.Best.Kernel) && r.M <= m.valid {
 				r.Stats = m.stats[r.M]
 			}
 		}
 		sel.Best.Stats = m.stats[sel.Best.M]
 		for i := range sel.Choices {
-			if c := &sel.Choices[i]; c.Kernel == best.kernel && c.Width == best.width {
+			if c := &sel.Choices[i]; kernelLabel(c.Kernel) == kernelLabel(sel.Best.Kernel) {
 				c.Stats = sel.Best.Stats
 			}
 		}
@@ -248,52 +262,84 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 }
 
 // grid resolves the kernels and widths to search.
-func (so SelectOptions) grid(d int) ([]gridPoint, error) {
+// scanned holds the names of the kernels whose default widths are
+// searched, which Select may extend.
+func (so SelectOptions) grid(n, d int) (grid []gridPoint, scanned map[string]bool, err error) {
 	kernels := so.Kernels
 	if kernels == nil {
-		kernels = []KernelName{RBF, Linear}
-	}
-	widths := so.Widths
-	if widths == nil {
-		fd := float64(d)
-		widths = []float64{fd / 8, fd / 4, fd / 2, fd, 2 * fd}
+		kernels = []Kernel{RBF{}, Linear{}}
 	}
 	seen := map[float64]bool{}
-	for _, w := range widths {
+	for _, w := range so.Widths {
 		if !(w > 0) || isNaNOrInf(w) {
-			return nil, fmt.Errorf("%w: width %g", ErrWidth, w)
+			return nil, nil, fmt.Errorf("%w: width %g", ErrWidth, w)
 		}
 		if seen[w] {
-			return nil, fmt.Errorf("%w: width %g appears twice", ErrWidth, w)
+			return nil, nil, fmt.Errorf("%w: width %g appears twice", ErrWidth, w)
 		}
 		seen[w] = true
 	}
-	var grid []gridPoint
-	seenK := map[KernelName]bool{}
+	if so.Widths != nil && len(so.Widths) == 0 {
+		return nil, nil, fmt.Errorf("%w: no widths to select from", ErrBadOption)
+	}
+	scanned = map[string]bool{}
+	seenK := map[string]bool{}
 	for _, k := range kernels {
-		k = KernelName(strings.ToLower(string(k)))
-		if seenK[k] {
-			return nil, fmt.Errorf("%w: kernel %q appears twice", ErrKernel, k)
+		if k == nil {
+			return nil, nil, fmt.Errorf("%w: a nil kernel", ErrKernel)
 		}
-		seenK[k] = true
-		switch k {
-		case RBF:
-			if len(widths) == 0 {
-				return nil, fmt.Errorf("%w: no widths to select from", ErrBadOption)
+		label := k.Name()
+		w, hasWidth := WidthOf(k)
+		if hasWidth && w != 0 {
+			label = fmt.Sprintf("%s width %g", k.Name(), w)
+		}
+		if p, ok := k.(Polynomial); ok {
+			label = fmt.Sprintf("%s degree %d offset %g", k.Name(), p.Degree, p.Offset)
+		}
+		if seenK[label] {
+			return nil, nil, fmt.Errorf("%w: kernel %s appears twice", ErrKernel, label)
+		}
+		seenK[label] = true
+		if !hasWidth || w != 0 {
+			r, err := resolveKernel(k, n, d)
+			if err != nil {
+				return nil, nil, err
 			}
-			for _, w := range widths {
-				grid = append(grid, gridPoint{RBF, w})
+			grid = append(grid, gridPoint{r, len(grid)})
+			continue
+		}
+		widths := so.Widths
+		if widths == nil {
+			scanned[k.Name()] = true
+			w0 := defaultWidth(k, d)
+			widths = []float64{w0 / 4, w0 / 2, w0, 2 * w0, 4 * w0}
+		}
+		for _, w := range widths {
+			r, err := resolveKernel(WithWidth(k, w), n, d)
+			if err != nil {
+				return nil, nil, err
 			}
-		case Linear:
-			grid = append(grid, gridPoint{Linear, 0})
-		default:
-			return nil, fmt.Errorf("%w: %q (want rbf or linear)", ErrKernel, k)
+			grid = append(grid, gridPoint{r, len(grid)})
 		}
 	}
 	if len(grid) == 0 {
-		return nil, fmt.Errorf("%w: no kernels to select from", ErrBadOption)
+		return nil, nil, fmt.Errorf("%w: no kernels to select from", ErrBadOption)
 	}
-	return grid, nil
+	return grid, scanned, nil
+}
+
+// widthRange is the narrowest and widest width searched for the kernel of
+// grid point g.
+func widthRange(grid []gridPoint, g gridPoint) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, p := range grid {
+		if p.kernel.Name() == g.kernel.Name() {
+			if w, ok := WidthOf(p.kernel); ok {
+				lo, hi = math.Min(lo, w), math.Max(hi, w)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // selector runs the search for one Select call.
@@ -311,12 +357,12 @@ type selector struct {
 	fk             []float64 // buffer for the fold fits
 	split          []fold    // the cross-validation folds, split once
 	model          *Model    // the last full fit, kept for final()
-	modelAt        gridPoint
+	modelAt        int       // the grid point s.model was fitted at
 }
 
 func (s *selector) options(g gridPoint, comp int) Options {
 	o := s.opts
-	o.Kernel, o.Width, o.Components = g.kernel, g.width, comp
+	o.Kernel, o.Components = g.kernel, comp
 	return o
 }
 
@@ -333,7 +379,7 @@ func (s *selector) limit(g gridPoint) int {
 // point scores every m at grid point g and returns its rows, the index of
 // its choice among them (−1 if none) and its warnings.
 func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
-	label := SelectionRow{Kernel: g.kernel, Width: g.width}.label()
+	label := kernelLabel(g.kernel)
 	limit := s.limit(g)
 	comp := min(s.start, limit)
 	for {
@@ -388,7 +434,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
 func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string, error) {
 	o := s.options(g, comp)
 	var m *Model
-	if s.model != nil && s.modelAt == g {
+	if s.model != nil && s.modelAt == g.id {
 		// A refit with more components on the kept kernel matrix.
 		m = s.model
 		ro, err := o.resolved(s.n, s.d)
@@ -416,10 +462,10 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string
 			return nil, false, nil, err
 		}
 	}
-	s.model, s.modelAt = m, g
+	s.model, s.modelAt = m, g.id
 	rows := make([]SelectionRow, len(m.stats))
 	for i, st := range m.stats {
-		rows[i] = SelectionRow{Kernel: g.kernel, Width: g.width, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
+		rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
 	}
 	return rows, m.valid < m.opts.Components, append([]string(nil), m.warns...), nil
 }
@@ -445,7 +491,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 	o.DoF = DoFNone
 	o.Progress = nil
 	for f := 0; f < s.folds; f++ {
-		s.opts.report("cv", g.width, f, s.folds)
+		s.opts.report("cv", g.width(), f, s.folds)
 		fd := folds[f]
 		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 		m, xs, err := prepare(xtr, ytr, o)
@@ -478,7 +524,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 	rows := make([]SelectionRow, valid+1)
 	nan := math.NaN()
 	for i := range rows {
-		rows[i] = SelectionRow{Kernel: g.kernel, Width: g.width, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
+		rows[i] = SelectionRow{Kernel: g.kernel, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
 			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
 			RMSECV: math.Sqrt(press[i] / float64(n)), Q2: 1 - press[i]/tss}
 	}

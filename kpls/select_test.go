@@ -16,7 +16,7 @@ import (
 func TestCrossValidationByHand(t *testing.T) {
 	x, y := gaussData(60, 3, 5)
 	const folds, comp = 4, 5
-	so := SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{1.5}, Criterion: CV, Folds: folds, MaxComponents: comp, Seed: 9}
+	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Criterion: CV, Folds: folds, MaxComponents: comp, Seed: 9}
 	sel, err := Select(context.Background(), x, y, so, Options{Components: comp})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestCrossValidationByHand(t *testing.T) {
 		xtr, ytr := rowsOf(x, y, train)
 		xte, yte := rowsOf(x, y, perm[lo:hi])
 		for m := 0; m <= comp; m++ {
-			mod, err := Fit(context.Background(), xtr, ytr, Options{Width: 1.5, Components: max(m, 1), DoF: DoFNone})
+			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestSelectExtendsComponents(t *testing.T) {
 	x, y := sincData(120, 4)
 	for _, c := range []Criterion{CV, GCV} {
 		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{0.1}, Criterion: c, MaxComponents: 40},
+			SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: c, MaxComponents: 40},
 			Options{Components: 2, RawFeatures: true})
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestSelectExtendsComponents(t *testing.T) {
 func TestSelectWarnsAtTheLimit(t *testing.T) {
 	x, y := sincData(120, 4)
 	sel, err := Select(context.Background(), x, y,
-		SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{0.1}, Criterion: GCV, MaxComponents: 2},
+		SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: GCV, MaxComponents: 2},
 		Options{Components: 2, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestSelectWarnsAtTheLimit(t *testing.T) {
 // refused m, and the criteria there are NaN, not some other estimate.
 func TestSelectStopsAtNullDoF(t *testing.T) {
 	x, y := sincData(100, 1)
-	o := Options{Width: 1, RawFeatures: true, Components: 16, DoF: DoFLanczos}
+	o := Options{Kernel: RBF{Width: 1}, RawFeatures: true, Components: 16, DoF: DoFLanczos}
 	m, err := Fit(context.Background(), x, y, o)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 	}
 	for _, c := range []Criterion{GCV, BIC, AIC, GMDL} {
 		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Kernels: []KernelName{RBF}, Widths: []float64{1}, Criterion: c, MaxComponents: 16},
+			SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1}, Criterion: c, MaxComponents: 16},
 			Options{RawFeatures: true, Components: 16, DoF: DoFLanczos})
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +144,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 func TestFitRecordsItsCriterion(t *testing.T) {
 	x, y := sincData(100, 2)
 	for _, c := range []Criterion{AIC, BIC, GMDL, GCV} {
-		m, err := Fit(context.Background(), x, y, Options{Width: 0.1, RawFeatures: true, Components: 12, Criterion: c})
+		m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.1}, RawFeatures: true, Components: 12, Criterion: c})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 			t.Errorf("%s: chosen %+v, after a round trip %+v, want %+v", c, m.Chosen(), back.Chosen(), want)
 		}
 	}
-	if _, err := Fit(context.Background(), x, y, Options{Width: 0.1, Criterion: CV}); err == nil {
+	if _, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.1}, Criterion: CV}); err == nil {
 		t.Error("Fit with criterion cv: no error")
 	}
 }
@@ -174,21 +174,24 @@ func TestSelectGridAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[KernelName]int{}
+	kinds := map[string]int{}
 	for _, r := range sel.Table {
-		kinds[r.Kernel]++
-		if r.Kernel == Linear && r.Width != 0 {
-			t.Errorf("linear row with width %g", r.Width)
+		kinds[r.Kernel.Name()]++
+		if r.Kernel == (Linear{}) && r.Width() != 0 {
+			t.Errorf("linear row with width %g", r.Width())
 		}
 	}
-	if kinds[Linear] == 0 || kinds[RBF] == 0 {
+	if kinds["linear"] == 0 || kinds["rbf"] == 0 {
 		t.Errorf("rows per kernel %v, want both", kinds)
 	}
 	for _, so := range []SelectOptions{
 		{Widths: []float64{1, 1}},
 		{Widths: []float64{-1}},
-		{Kernels: []KernelName{"poly"}},
-		{Kernels: []KernelName{RBF, "RBF"}},
+		{Kernels: []Kernel{namedOnly("poly")}},
+		{Kernels: []Kernel{RBF{}, RBF{}}},
+		{Kernels: []Kernel{Laplacian{Width: 2}, Laplacian{Width: 2}}},
+		{Kernels: []Kernel{nil}},
+		{Kernels: []Kernel{Matern{Nu: 3}}},
 		{Criterion: "loo"},
 		{Criterion: CV, Folds: 1},
 	} {
@@ -196,7 +199,7 @@ func TestSelectGridAndErrors(t *testing.T) {
 			t.Errorf("%+v: no error", so)
 		}
 	}
-	if _, err := Select(context.Background(), x, y, SelectOptions{}, Options{Width: 1}); err == nil {
+	if _, err := Select(context.Background(), x, y, SelectOptions{}, Options{Kernel: RBF{Width: 1}}); err == nil {
 		t.Error("a width in the options: no error")
 	}
 }
@@ -204,7 +207,7 @@ func TestSelectGridAndErrors(t *testing.T) {
 // TestPredictEvery matches Predict for every m.
 func TestPredictEvery(t *testing.T) {
 	x, y := gaussData(40, 2, 3)
-	m, err := Fit(context.Background(), x, y, Options{Width: 1, Components: 5, DoF: DoFNone})
+	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 1}, Components: 5, DoF: DoFNone})
 	if err != nil {
 		t.Fatal(err)
 	}

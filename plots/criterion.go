@@ -34,17 +34,17 @@ func groupRows(criterion string, rows []kpls.SelectionRow) (kpls.Criterion, []wi
 	var groups []widthGroup
 	index := map[float64]int{}
 	for i, r := range rows {
-		if !finite(r.Width) {
-			return "", nil, fmt.Errorf("%w: row %d has width %v", ErrInput, i+1, r.Width)
+		if !finite(r.Width()) {
+			return "", nil, fmt.Errorf("%w: row %d has width %v", ErrInput, i+1, r.Width())
 		}
 		if r.M < 0 {
 			return "", nil, fmt.Errorf("%w: row %d has m = %d", ErrInput, i+1, r.M)
 		}
-		g, ok := index[r.Width]
+		g, ok := index[r.Width()]
 		if !ok {
 			g = len(groups)
-			index[r.Width] = g
-			groups = append(groups, widthGroup{width: r.Width})
+			index[r.Width()] = g
+			groups = append(groups, widthGroup{width: r.Width()})
 		}
 		groups[g].stats = append(groups[g].stats, r.Stats)
 	}

@@ -22,7 +22,7 @@ func ExampleDoFVersusM() {
 		panel := plots.DoFPanel{Width: w}
 		for _, method := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFLanczos} {
 			m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-				kpls.Options{Kernel: kpls.RBF, Width: w, Components: 10, DoF: method, RawFeatures: true})
+				kpls.Options{Kernel: kpls.RBF{Width: w}, Components: 10, DoF: method, RawFeatures: true})
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func ExampleBand1D() {
 	ctx := context.Background()
 	x, y := plots.Figure3Data(40, 1)
 	m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-		kpls.Options{Kernel: kpls.RBF, Width: 1, Components: 9, RawFeatures: true})
+		kpls.Options{Kernel: kpls.RBF{Width: 1}, Components: 9, RawFeatures: true})
 	if err != nil {
 		log.Fatal(err)
 	}

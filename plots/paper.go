@@ -104,7 +104,7 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 	x := column(xs)
 	var panels []DoFPanel
 	for _, w := range []float64{0.01, 0.1, 1} {
-		opts := kpls.Options{Kernel: kpls.RBF, Width: w, Components: maxM, RawFeatures: true}
+		opts := kpls.Options{Kernel: kpls.RBF{Width: w}, Components: maxM, RawFeatures: true}
 		fit := func(method kpls.DoFMethod, comps, lanczos int) (*kpls.Model, error) {
 			o := opts
 			o.DoF, o.Components, o.Lanczos = method, comps, lanczos
@@ -178,7 +178,7 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 		width float64
 		comps int
 	}{{0.1, 15}, {1, 9}} {
-		m, err := kpls.Fit(ctx, x, y, kpls.Options{Kernel: kpls.RBF, Width: c.width, Components: c.comps, DoF: kpls.DoFExact, RawFeatures: true})
+		m, err := kpls.Fit(ctx, x, y, kpls.Options{Kernel: kpls.RBF{Width: c.width}, Components: c.comps, DoF: kpls.DoFExact, RawFeatures: true})
 		if err != nil {
 			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 		}
@@ -235,7 +235,7 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	xTest, yTest := take(perm[nTrain : nTrain+nTest])
 	widths := []float64{0.5, 1, 2, 4, 8, 16, 32, 64}
 	sel, err := kpls.Select(ctx, xTrain, yTrain,
-		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: 25},
+		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: 25},
 		kpls.Options{Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm})
 	if err != nil {
 		return nil, fmt.Errorf("kin8nm selection: %w", err)

@@ -78,7 +78,7 @@ func sincFit(t *testing.T, width float64, method kpls.DoFMethod) (*kpls.Model, [
 		y[i] = math.Sin(x[i])/x[i] + 0.1*math.Sin(17*float64(i))
 	}
 	m, err := kpls.Fit(context.Background(), mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-		kpls.Options{Kernel: kpls.RBF, Width: width, Components: 12, DoF: method, RawFeatures: true})
+		kpls.Options{Kernel: kpls.RBF{Width: width}, Components: 12, DoF: method, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func selection(t *testing.T) *kpls.Selection {
 		y[i] = Figure3Truth(x[i]) + 0.3*math.Cos(11*float64(i))
 	}
 	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
-		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: kpls.GMDL, MaxComponents: 12},
+		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: kpls.GMDL, MaxComponents: 12},
 		kpls.Options{Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
@@ -169,8 +169,8 @@ func TestBest(t *testing.T) {
 		t.Fatal(err)
 	}
 	gi, si, ok := best(crit, groups)
-	if !ok || groups[gi].width != sel.Best.Width || groups[gi].stats[si].M != sel.Best.M {
-		t.Errorf("best = width %g m %d, Select chose width %g m %d", groups[gi].width, groups[gi].stats[si].M, sel.Best.Width, sel.Best.M)
+	if !ok || groups[gi].width != sel.Best.Width() || groups[gi].stats[si].M != sel.Best.M {
+		t.Errorf("best = width %g m %d, Select chose width %g m %d", groups[gi].width, groups[gi].stats[si].M, sel.Best.Width(), sel.Best.M)
 	}
 }
 
@@ -241,7 +241,7 @@ func TestBadInputs(t *testing.T) {
 	p := filepath.Join(dir, "x.png")
 	good := []kpls.Stats{{M: 0, DoF: 1}, {M: 1, DoF: 2}}
 	band := []kpls.Band{{Yhat: 0}, {Yhat: 1}}
-	rows := []kpls.SelectionRow{{Width: 1, Stats: kpls.Stats{M: 0, GMDL: 3}}, {Width: 1, Stats: kpls.Stats{M: 1, GMDL: 2}}}
+	rows := []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 0, GMDL: 3}}, {Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 1, GMDL: 2}}}
 	cases := []struct {
 		name string
 		err  error
@@ -259,10 +259,10 @@ func TestBadInputs(t *testing.T) {
 		{"empty table heat", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", nil) }},
 		{"duplicate m", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", append(rows, rows[0])) }},
 		{"negative m", ErrInput, func() error {
-			return CriterionVersusM(p, "gmdl", []kpls.SelectionRow{{Width: 1, Stats: kpls.Stats{M: -1}}})
+			return CriterionVersusM(p, "gmdl", []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: -1}}})
 		}},
 		{"NaN width", ErrInput, func() error {
-			return CriterionHeatmap(p, "gmdl", []kpls.SelectionRow{{Width: math.NaN()}})
+			return CriterionHeatmap(p, "gmdl", []kpls.SelectionRow{{Kernel: kpls.RBF{Width: math.NaN()}}})
 		}},
 		{"bad criterion heat", ErrInput, func() error { return CriterionHeatmap(p, "r2", rows) }},
 		{"train lengths", ErrInput, func() error { return Band1D(p, []float64{1, 2}, []float64{1}, []float64{0, 1}, band, nil, "") }},

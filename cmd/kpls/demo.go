@@ -143,7 +143,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: *seed,
 		FeatureNames: names[:d], TargetName: names[d], Backend: backend, Progress: prog.callback()}
 	sel, err := kpls.Select(ctx, mat.NewDense(*rows, d, xtr), ytr,
-		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: demoKinWidths, Criterion: kpls.GCV, MaxComponents: demoKinMaxComponents}, opts)
+		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, Criterion: kpls.GCV, MaxComponents: demoKinMaxComponents}, opts)
 	prog.done()
 	if err != nil {
 		return fmt.Errorf("demo kin8nm: %w", err)
@@ -165,7 +165,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "RBF kernel on standardised features, %d components (extended up to %d), approximate DoF (M = %d Lanczos steps), %s\n\n",
 		demoComponents, demoKinMaxComponents, demoLanczos, sel.Criterion)
 	widthSummary(w, sel)
-	fmt.Fprintf(w, "\nwinner: width %g with m = %d (%s %s, DoF %s, σ̂ %s)\n\n", best.Width, best.M, sel.Criterion, f(best.Score(sel.Criterion)), f(best.DoF), f(best.Sigma))
+	fmt.Fprintf(w, "\nwinner: width %g with m = %d (%s %s, DoF %s, σ̂ %s)\n\n", best.Width(), best.M, sel.Criterion, f(best.Score(sel.Criterion)), f(best.DoF), f(best.Sigma))
 	statsTable(w, m.Stats(), best.M, false, 0)
 	t := k.Test
 	fmt.Fprintf(w, "\n%d held-out rows, %.0f %% bands (se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)), first %d:\n", *test, 100*demoLevel, len(t.Predictions))
@@ -235,23 +235,23 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 func widthSummary(w io.Writer, sel *kpls.Selection) {
 	chosen := map[float64]int{}
 	for _, c := range sel.Choices {
-		chosen[c.Width] = c.M
+		chosen[c.Width()] = c.M
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tsigma\t\n", sel.Criterion)
 	valid := map[float64]int{}
 	for _, r := range sel.Table {
-		valid[r.Width] = r.M
+		valid[r.Width()] = r.M
 	}
 	for _, r := range sel.Table {
-		if r.M != chosen[r.Width] {
+		if r.M != chosen[r.Width()] {
 			continue
 		}
 		mark := ""
-		if r.Width == sel.Best.Width {
+		if r.Width() == sel.Best.Width() {
 			mark = " <= best"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f(r.Width), valid[r.Width], r.M, f(r.Score(sel.Criterion)), f(r.RSS), f(r.DoF), f(r.Sigma), mark)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f(r.Width()), valid[r.Width()], r.M, f(r.Score(sel.Criterion)), f(r.RSS), f(r.DoF), f(r.Sigma), mark)
 	}
 	tw.Flush()
 }
@@ -270,11 +270,11 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 	if err != nil {
 		return fmt.Errorf("demo sinc: %w", err)
 	}
-	width := sel.Best.Width
+	width := sel.Best.Width()
 	fits := map[kpls.DoFMethod]*kpls.Model{kpls.DoFApprox: sel.Model}
 	for _, method := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFLanczos} {
 		o := base
-		o.DoF, o.Width = method, width
+		o.DoF, o.Kernel = method, kpls.RBF{Width: width}
 		m, err := kpls.Fit(ctx, x, ys, o)
 		prog.done()
 		if err != nil {
@@ -338,5 +338,5 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 // demoSelect is the demo's search: the RBF widths by gMDL over the
 // approximate DoF, as in the paper's experiments.
 func demoSelect(widths []float64) kpls.SelectOptions {
-	return kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: demoComponents}
+	return kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: demoComponents}
 }

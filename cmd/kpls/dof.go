@@ -85,7 +85,7 @@ func runDoF(ctx context.Context, e *env, args []string) error {
 		}
 		xm := mat.NewDense(t.Rows, len(features), x)
 		for _, w := range ws {
-			cases = append(cases, dofbed.Case{Name: fmt.Sprintf("%s w=%g", filepath.Base(*data), w), X: xm, Y: y, Opts: kpls.Options{Width: w}})
+			cases = append(cases, dofbed.Case{Name: fmt.Sprintf("%s w=%g", filepath.Base(*data), w), X: xm, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}}})
 		}
 	}
 	var logf func(string)

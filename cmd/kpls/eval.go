@@ -81,7 +81,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Kernel = ""
+	poly := opts.Kernel // --degree and --offset for a polynomial in --kernels
+	opts.Kernel = nil
 	switch {
 	case *splitDir == "" && *splits < 1:
 		return usagef("--splits: %d, want at least 1", *splits)
@@ -104,7 +105,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		crits = append(crits, cr)
 	}
 	so := kpls.SelectOptions{MaxComponents: *maxComp, Seed: mf.seed}
-	if so.Kernels, err = parseKernels(*kernels); err != nil {
+	if so.Kernels, err = parseKernels(*kernels, poly); err != nil {
 		return err
 	}
 	if fs.isSet("widths") {
@@ -169,7 +170,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: string(sel.Best.Kernel), Width: sel.Best.Width,
+			sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
 				M: sel.Best.M, RMSE: num(rmseOf(pred, yte)), Seconds: secs})
 		}
 		fmt.Fprintf(e.stderr, "kpls eval: split %d, oracle\n", si)
@@ -300,28 +301,21 @@ func rmseOf(pred, y []float64) float64 {
 func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64, so kpls.SelectOptions, opts kpls.Options, comp int) (evalMethodJSON, error) {
 	best := evalMethodJSON{Method: "oracle", RMSE: num(math.Inf(1))}
 	t0 := time.Now()
-	type point struct {
-		k kpls.KernelName
-		w float64
-	}
-	var grid []point
+	var grid []kpls.Kernel
 	for _, k := range so.Kernels {
-		if k == kpls.Linear {
-			grid = append(grid, point{k, 0})
+		if _, ok := kpls.WidthOf(k); !ok {
+			grid = append(grid, k)
 			continue
 		}
 		for _, w := range so.Widths {
-			grid = append(grid, point{k, w})
+			grid = append(grid, kpls.WithWidth(k, w))
 		}
 	}
 	ntr, d := xtr.Dims()
 	for _, g := range grid {
 		o := opts
-		o.Kernel, o.Width, o.DoF = g.k, g.w, kpls.DoFNone
-		o.Components = min(comp, ntr-1)
-		if g.k == kpls.Linear {
-			o.Components = min(o.Components, d)
-		}
+		o.Kernel, o.DoF = g, kpls.DoFNone
+		o.Components = min(comp, kpls.MaxComponents(g, ntr, d))
 		m, err := kpls.Fit(ctx, xtr, ytr, o)
 		if err != nil {
 			return best, err
@@ -332,7 +326,8 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 		}
 		for c := 0; c <= m.Components(); c++ {
 			if r := rmseOf(mat.Col(nil, c, pred), yte); r < float64(best.RMSE) {
-				best.Kernel, best.Width, best.M, best.RMSE = string(g.k), g.w, c, num(r)
+				best.Kernel, best.M, best.RMSE = g.Name(), c, num(r)
+				best.Width, _ = kpls.WidthOf(g)
 			}
 		}
 	}

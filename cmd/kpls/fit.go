@@ -40,11 +40,12 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("fit", "--data F.csv [flags]",
 		"Fits kernel PLS with up to --components components in one run and reports, for every m,\n"+
 			"the residual sum of squares, degrees of freedom (including the intercept), σ̂, AIC, BIC and gMDL.\n"+
-			"The RBF width can be given as --width w (k = exp(−‖x−z‖²/(2w))) or as --gamma g = 1/(2w).")
+			"The RBF width can be given as --width w (k = exp(−‖x−z‖²/(2w))) or as --gamma g = 1/(2w);\n"+
+			"--width is also the length scale of the laplacian and Matérn kernels.")
 	var mf modelFlags
 	mf.register(fs, string(kpls.DoFApprox))
 	var c common
-	width := fs.Float64("width", 0, "RBF width `w` (> 0); 0 means d/2 on d features (scikit-learn's gamma = 1/d)")
+	width := fs.Float64("width", 0, "kernel width `w` (> 0): the RBF variance, the laplacian and Matérn length scale; 0 means d/2 for rbf (scikit-learn's gamma = 1/d) and √d for the others")
 	gamma := fs.Float64("gamma", 0, "RBF `gamma` = 1/(2w), instead of --width; 0 means unset")
 	modelOut := fs.String("model", "", "save the fitted model to this `file` for kpls predict")
 	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
@@ -68,10 +69,18 @@ func runFit(ctx context.Context, e *env, args []string) error {
 		return usagef("--width: %g, want a positive finite number", *width)
 	case fs.isSet("gamma") && !(*gamma > 0 && !math.IsInf(*gamma, 0)):
 		return usagef("--gamma: %g, want a positive finite number", *gamma)
-	case opts.Kernel == kpls.Linear && (fs.isSet("width") || fs.isSet("gamma")):
-		return usagef("--kernel linear takes no --width or --gamma")
+	case fs.isSet("gamma") && opts.Kernel != (kpls.RBF{}):
+		return usagef("--gamma applies to --kernel rbf; give --width for %s", opts.Kernel.Name())
 	}
-	opts.Width, opts.Gamma = *width, *gamma
+	if _, ok := kpls.WidthOf(opts.Kernel); !ok && fs.isSet("width") {
+		return usagef("--kernel %s takes no --width", opts.Kernel.Name())
+	}
+	switch {
+	case fs.isSet("gamma"):
+		opts.Kernel = kpls.RBF{Width: 1 / (2 * *gamma)}
+	case fs.isSet("width"):
+		opts.Kernel = kpls.WithWidth(opts.Kernel, *width)
+	}
 	if opts.Backend, err = c.blasBackend(); err != nil {
 		return err
 	}
@@ -112,14 +121,14 @@ func runFit(ctx context.Context, e *env, args []string) error {
 		warnLines(e.stderr, m.Warnings())
 		return writeJSON(e.stdout, fitJSON{
 			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
-			Kernel: kernelOf(o), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
+			Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
 			Warnings: nonNil(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 			Training: trainingOf(m, sel.M), Model: *modelOut,
 		})
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, m.N(), m.D(), opts.TargetName)
-	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o), standardized(o))
+	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
 	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
 	statsTable(w, m.Stats(), sel.M, false, 0)
 	tr := trainingOf(m, sel.M)

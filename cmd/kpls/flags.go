@@ -139,6 +139,8 @@ type modelFlags struct {
 	data        string
 	target      string
 	kernel      string
+	degree      int
+	offset      float64
 	components  int
 	dof         string
 	lanczos     int
@@ -150,7 +152,9 @@ type modelFlags struct {
 func (m *modelFlags) register(fs *flagSet, dofDefault string) {
 	fs.StringVar(&m.data, "data", "", "training data: a CSV `file` with a header line (required); - reads standard input, .gz files are decompressed")
 	fs.StringVar(&m.target, "target", "", "target `column` name; empty means the last column not excluded by --features, --drop or --id (named on stderr)")
-	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))) or linear (xᵀz)")
+	fs.StringVar(&m.kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))), linear (xᵀz), polynomial ((xᵀz/d + offset)^degree), laplacian (exp(−‖x−z‖/w)), matern32 or matern52 (Matérn ν = 3/2, 5/2, length scale w)")
+	fs.IntVar(&m.degree, "degree", 3, "degree of --kernel polynomial")
+	fs.Float64Var(&m.offset, "offset", 1, "offset (scikit-learn's coef0, ≥ 0) of --kernel polynomial")
 	fs.IntVar(&m.components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported); by default also at most n−1, and d for the linear kernel")
 	fs.StringVar(&m.dof, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
@@ -165,12 +169,23 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	if m.data == "" {
 		return o, usagef("%s: --data is required", fs.Name())
 	}
-	switch k := kpls.KernelName(strings.ToLower(m.kernel)); k {
-	case kpls.RBF, kpls.Linear:
-		o.Kernel = k
-	default:
-		return o, usagef("--kernel: unknown kernel %q (want rbf or linear)", m.kernel)
+	k, err := parseKernel("--kernel", m.kernel)
+	if err != nil {
+		return o, err
 	}
+	if p, ok := k.(kpls.Polynomial); ok {
+		if m.degree < 1 {
+			return o, usagef("--degree: %d, want at least 1", m.degree)
+		}
+		if !(m.offset >= 0) || math.IsInf(m.offset, 0) {
+			return o, usagef("--offset: %g, want a finite number ≥ 0 (a negative offset makes the kernel indefinite)", m.offset)
+		}
+		p.Degree, p.Offset = m.degree, m.offset
+		k = p
+	} else if fs.isSet("degree") || fs.isSet("offset") {
+		return o, usagef("--degree and --offset apply to --kernel polynomial, not %s", k.Name())
+	}
+	o.Kernel = k
 	if m.components < 1 {
 		return o, usagef("--components: %d, want at least 1", m.components)
 	}
@@ -212,10 +227,15 @@ func (m *modelFlags) checkLanczos(e *env, n, d int) error {
 	if m.lanczos == 0 {
 		return nil
 	}
-	maxComp := n - 1
-	if strings.EqualFold(m.kernel, string(kpls.Linear)) {
-		maxComp = min(maxComp, d)
+	k, err := kpls.ParseKernel(m.kernel)
+	if err != nil {
+		return err
 	}
+	if p, ok := k.(kpls.Polynomial); ok {
+		p.Degree = m.degree
+		k = p
+	}
+	maxComp := kpls.MaxComponents(k, n, d)
 	comp := min(m.components, maxComp)
 	switch {
 	case m.lanczos < comp:
@@ -253,4 +273,15 @@ func parseWidths(s string) ([]float64, error) {
 		return nil, usagef("--widths: no widths in %q", s)
 	}
 	return ws, nil
+}
+
+// parseKernel parses a kernel name for the flag named flag. The command
+// takes features from files, so the precomputed kernel (a Gram matrix) is
+// for the Go API only.
+func parseKernel(flag, name string) (kpls.Kernel, error) {
+	k, err := kpls.ParseKernel(name)
+	if err != nil || k == (kpls.Precomputed{}) {
+		return nil, usagef("%s: unknown kernel %q (want rbf, linear, polynomial, laplacian, matern32 or matern52)", flag, name)
+	}
+	return k, nil
 }

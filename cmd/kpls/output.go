@@ -66,27 +66,43 @@ func componentsJSON(stats []kpls.Stats, method kpls.DoFMethod) []componentJSON {
 	return out
 }
 
-// kernelJSON names the kernel and, for RBF, its width in both conventions.
+// kernelJSON names the kernel with its parameters; the RBF width also as
+// scikit-learn's gamma.
 type kernelJSON struct {
-	Name  string   `json:"name"`
-	Width *float64 `json:"width,omitempty"`
-	Gamma *float64 `json:"gamma,omitempty"`
+	Name   string   `json:"name"`
+	Width  *float64 `json:"width,omitempty"`
+	Gamma  *float64 `json:"gamma,omitempty"`
+	Degree *int     `json:"degree,omitempty"`
+	Offset *float64 `json:"offset,omitempty"`
 }
 
-func kernelOf(o kpls.Options) kernelJSON {
-	k := kernelJSON{Name: string(o.Kernel)}
-	if o.Kernel == kpls.RBF {
-		w, g := o.Width, 1/(2*o.Width)
-		k.Width, k.Gamma = &w, &g
+func kernelOf(k kpls.Kernel) kernelJSON {
+	out := kernelJSON{Name: k.Name()}
+	if w, ok := kpls.WidthOf(k); ok {
+		out.Width = &w
+		if k.Name() == "rbf" {
+			g := 1 / (2 * w)
+			out.Gamma = &g
+		}
 	}
-	return k
+	if p, ok := k.(kpls.Polynomial); ok {
+		out.Degree, out.Offset = &p.Degree, &p.Offset
+	}
+	return out
 }
 
-func describeKernel(o kpls.Options) string {
-	if o.Kernel == kpls.Linear {
-		return "linear"
+func describeKernel(k kpls.Kernel) string {
+	w, hasWidth := kpls.WidthOf(k)
+	switch {
+	case k.Name() == "rbf":
+		return fmt.Sprintf("rbf, width %.6g (gamma %.6g)", w, 1/(2*w))
+	case hasWidth:
+		return fmt.Sprintf("%s, width %.6g", k.Name(), w)
 	}
-	return fmt.Sprintf("rbf, width %.6g (gamma %.6g)", o.Width, 1/(2*o.Width))
+	if p, ok := k.(kpls.Polynomial); ok {
+		return fmt.Sprintf("polynomial, degree %d, offset %.6g", p.Degree, p.Offset)
+	}
+	return k.Name()
 }
 
 // selectedJSON is the number of components a criterion picks.

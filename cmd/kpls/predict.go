@@ -240,7 +240,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		summary = e.stdout
 		fmt.Fprintln(summary)
 	}
-	fmt.Fprintf(summary, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", *modelPath, m.N(), m.D(), describeKernel(o), m0, m.Components())
+	fmt.Fprintf(summary, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", *modelPath, m.N(), m.D(), describeKernel(o.Kernel), m0, m.Components())
 	if withBands {
 		fmt.Fprintf(summary, "bands      %.4g %% confidence for f(x), %s\n", 100**level, interceptNote(*noIntercept))
 	}
@@ -290,7 +290,9 @@ func extrapolation(m *kpls.Model, x *mat.Dense) ([]bool, extrapJSON, error) {
 	var v []float64
 	var err error
 	ex := extrapJSON{Measure: "max_k", Threshold: reachMin}
-	if m.Options().Kernel == kpls.Linear {
+	// Reach reads as closeness for the stationary kernels, k(x, x) = 1
+	// with a width; the others extrapolate without such a bound.
+	if _, stationary := kpls.WidthOf(m.Options().Kernel); !stationary {
 		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax}
 		v, err = m.RangeExcess(x)
 	} else {

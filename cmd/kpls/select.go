@@ -71,7 +71,7 @@ type trainingJSON struct {
 }
 
 func rowOf(r kpls.SelectionRow) rowJSON {
-	return rowJSON{Kernel: string(r.Kernel), Width: r.Width, M: r.M, RSS: num(r.RSS), DoF: num(r.DoF), DoFClipped: num(r.DoFClipped),
+	return rowJSON{Kernel: r.Kernel.Name(), Width: r.Width(), M: r.M, RSS: num(r.RSS), DoF: num(r.DoF), DoFClipped: num(r.DoFClipped),
 		Sigma: num(r.Sigma), AIC: num(r.AIC), BIC: num(r.BIC), GMDL: num(r.GMDL), GCV: num(r.GCV), RMSECV: num(r.RMSECV), Q2: num(r.Q2)}
 }
 
@@ -85,7 +85,7 @@ func tableJSON(rows []kpls.SelectionRow) []rowJSON {
 
 func bestOf(s *kpls.Selection) bestJSON {
 	b := s.Best
-	return bestJSON{Kernel: string(b.Kernel), Width: b.Width, M: b.M, Criterion: s.Criterion, Score: num(b.Score(s.Criterion)),
+	return bestJSON{Kernel: b.Kernel.Name(), Width: b.Width(), M: b.M, Criterion: s.Criterion, Score: num(b.Score(s.Criterion)),
 		RSS: num(b.RSS), DoF: num(b.DoF), Sigma: num(b.Sigma)}
 }
 
@@ -106,7 +106,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	var mf modelFlags
 	mf.register(fs, string(kpls.DoFApprox))
 	var c common
-	widthList := fs.String("widths", "", "comma-separated RBF `widths` w1,w2,...; empty means d/8,d/4,d/2,d,2d")
+	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge")
 	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	folds := fs.Int("folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
@@ -137,16 +137,16 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		return usagef("give --kernel or --kernels, not both")
 	}
 	if fs.isSet("kernel") {
-		so.Kernels = []kpls.KernelName{opts.Kernel}
+		so.Kernels = []kpls.Kernel{opts.Kernel}
 	} else {
-		if so.Kernels, err = parseKernels(*kernels); err != nil {
+		if so.Kernels, err = parseKernels(*kernels, opts.Kernel); err != nil {
 			return err
 		}
 	}
-	opts.Kernel = ""
+	opts.Kernel = nil
 	if fs.isSet("widths") {
-		if len(so.Kernels) == 1 && so.Kernels[0] == kpls.Linear {
-			return usagef("--kernel linear takes no --widths")
+		if !slices.ContainsFunc(so.Kernels, func(k kpls.Kernel) bool { _, ok := kpls.WidthOf(k); return ok }) {
+			return usagef("--widths: none of the kernels (%s) has a width", kernelList(so.Kernels))
 		}
 		if so.Widths, err = parseWidths(*widthList); err != nil {
 			return err
@@ -164,10 +164,6 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if so.Widths == nil {
-		d := float64(len(features))
-		so.Widths = []float64{d / 8, d / 4, d / 2, d, 2 * d}
-	}
 	opts.FeatureNames = features
 	opts.TargetName = targetName(t, mf.target)
 	prog := newProgress(c.progress, e.stderr)
@@ -182,9 +178,20 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if so.Widths == nil {
+		// The library's default grid, as extended: every width searched.
+		seen := map[float64]bool{}
+		for _, r := range sel.Choices {
+			if w, ok := kpls.WidthOf(r.Kernel); ok && !seen[w] {
+				seen[w] = true
+				so.Widths = append(so.Widths, w)
+			}
+		}
+		slices.Sort(so.Widths)
+	}
 	kernelNames := make([]string, len(so.Kernels))
 	for i, k := range so.Kernels {
-		kernelNames[i] = string(k)
+		kernelNames[i] = k.Name()
 	}
 	o := sel.Model.Options()
 	w := c.text(e)
@@ -203,7 +210,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, doc)
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, t.Rows, len(features), opts.TargetName)
-	fmt.Fprintf(w, "kernels    %s; rbf widths %v; features %s\n", strings.Join(kernelNames, ", "), so.Widths, standardized(o))
+	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(kernelNames, ", "), so.Widths, standardized(o))
 	how := string(sel.Criterion)
 	if sel.Criterion == kpls.CV {
 		how = fmt.Sprintf("%d-fold cross-validation", *folds)
@@ -221,28 +228,42 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// parseKernels parses --kernels: a comma-separated list of rbf and linear.
-func parseKernels(list string) ([]kpls.KernelName, error) {
-	var out []kpls.KernelName
-	for _, k := range strings.Split(list, ",") {
-		switch kn := kpls.KernelName(strings.ToLower(strings.TrimSpace(k))); kn {
-		case kpls.RBF, kpls.Linear:
-			if slices.Contains(out, kn) {
-				return nil, usagef("--kernels: %s appears twice", kn)
-			}
-			out = append(out, kn)
-		default:
-			return nil, usagef("--kernels: unknown kernel %q (want rbf or linear)", k)
+// parseKernels parses --kernels, a comma-separated list of kernel names;
+// a polynomial kernel takes its degree and offset from poly (the
+// --degree and --offset flags, resolved by modelFlags.options).
+func parseKernels(list string, poly kpls.Kernel) ([]kpls.Kernel, error) {
+	var out []kpls.Kernel
+	for _, name := range strings.Split(list, ",") {
+		k, err := parseKernel("--kernels", strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
 		}
+		if _, ok := k.(kpls.Polynomial); ok {
+			if p, ok := poly.(kpls.Polynomial); ok {
+				k = p
+			}
+		}
+		if slices.ContainsFunc(out, func(o kpls.Kernel) bool { return o.Name() == k.Name() }) {
+			return nil, usagef("--kernels: %s appears twice", k.Name())
+		}
+		out = append(out, k)
 	}
 	return out, nil
 }
 
-func gridLabel(r kpls.SelectionRow) string {
-	if r.Kernel == kpls.Linear {
-		return "linear"
+func kernelList(ks []kpls.Kernel) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name()
 	}
-	return "rbf width " + f(r.Width)
+	return strings.Join(names, ", ")
+}
+
+func gridLabel(r kpls.SelectionRow) string {
+	if w, ok := kpls.WidthOf(r.Kernel); ok {
+		return r.Kernel.Name() + " width " + f(w)
+	}
+	return r.Kernel.Name()
 }
 
 // selectionTable writes every row of the grid; "*" marks each grid
@@ -255,33 +276,29 @@ func selectionTable(w io.Writer, sel *kpls.Selection) {
 	} else {
 		fmt.Fprint(tw, "kernel\twidth\tm\tRSS\tDoF\tsigma\tGCV\tAIC\tBIC\tgMDL\t\n")
 	}
-	type key struct {
-		k kpls.KernelName
-		w float64
-	}
-	chosen := map[key]int{}
+	chosen := map[string]int{}
 	for _, c := range sel.Choices {
-		chosen[key{c.Kernel, c.Width}] = c.M
+		chosen[gridLabel(c)] = c.M
 	}
 	for i, r := range sel.Table {
-		if i > 0 && (r.Width != sel.Table[i-1].Width || r.Kernel != sel.Table[i-1].Kernel) {
+		if i > 0 && gridLabel(r) != gridLabel(sel.Table[i-1]) {
 			fmt.Fprint(tw, "\t\n")
 		}
 		mark := ""
-		if m, ok := chosen[key{r.Kernel, r.Width}]; ok && m == r.M {
+		if m, ok := chosen[gridLabel(r)]; ok && m == r.M {
 			mark = " *"
-			if r.Kernel == sel.Best.Kernel && r.Width == sel.Best.Width && r.M == sel.Best.M {
+			if gridLabel(r) == gridLabel(sel.Best) && r.M == sel.Best.M {
 				mark = " * <= best"
 			}
 		}
-		width := f(r.Width)
-		if r.Kernel == kpls.Linear {
-			width = "-"
+		width := "-"
+		if w, ok := kpls.WidthOf(r.Kernel); ok {
+			width = f(w)
 		}
 		if cv {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel, width, r.M, f(r.RMSECV), f(r.Q2), f(r.RSS), f(r.DoF), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, f(r.RMSECV), f(r.Q2), f(r.RSS), f(r.DoF), mark)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel, width, r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.GCV), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.GCV), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
 		}
 	}
 	tw.Flush()

@@ -81,7 +81,7 @@ func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress
 		fit := func(meth kpls.DoFMethod, seed uint64) (*kpls.Model, error) {
 			o := c.Opts
 			o.Components = min(components, len(c.Y)-1)
-			if o.Kernel == kpls.Linear {
+			if o.Kernel == (kpls.Linear{}) {
 				_, d := c.X.Dims()
 				o.Components = min(o.Components, d)
 			}
@@ -258,26 +258,26 @@ func RegimeCases(kinX *mat.Dense, kinY []float64, nKin int) []Case {
 	var cs []Case
 	if kinX != nil {
 		x, y := FirstRows(kinX, kinY, 300)
-		cs = append(cs, Case{Name: "near-identity kin8nm n=300 w=0.05", Regime: "near-identity", X: x, Y: y, Opts: kpls.Options{Width: 0.05}})
+		cs = append(cs, Case{Name: "near-identity kin8nm n=300 w=0.05", Regime: "near-identity", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 0.05}}})
 	}
 	px, py := ScaledData(300, 6, 5)
-	cs = append(cs, Case{Name: "near-identity raw-scales n=300 w=4.5", Regime: "near-identity", X: px, Y: py, Opts: kpls.Options{Width: 4.5, RawFeatures: true}})
+	cs = append(cs, Case{Name: "near-identity raw-scales n=300 w=4.5", Regime: "near-identity", X: px, Y: py, Opts: kpls.Options{Kernel: kpls.RBF{Width: 4.5}, RawFeatures: true}})
 	sx, sy := Sinc(400, 3)
 	for _, w := range []float64{0.01, 1} {
-		cs = append(cs, Case{Name: fmt.Sprintf("one-feature sinc n=400 w=%g", w), Regime: "one feature", X: sx, Y: sy, Opts: kpls.Options{Width: w, RawFeatures: true}})
+		cs = append(cs, Case{Name: fmt.Sprintf("one-feature sinc n=400 w=%g", w), Regime: "one feature", X: sx, Y: sy, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}, RawFeatures: true}})
 	}
 	if kinX != nil {
 		x, y := FirstRows(kinX, kinY, nKin)
 		cs = append(cs,
-			Case{Name: fmt.Sprintf("slow-decay kin8nm n=%d w=1", nKin), Regime: "slow decay", X: x, Y: y, Opts: kpls.Options{Width: 1}},
-			Case{Name: fmt.Sprintf("fast-decay kin8nm n=%d w=16", nKin), Regime: "fast decay", X: x, Y: y, Opts: kpls.Options{Width: 16}})
+			Case{Name: fmt.Sprintf("slow-decay kin8nm n=%d w=1", nKin), Regime: "slow decay", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 1}}},
+			Case{Name: fmt.Sprintf("fast-decay kin8nm n=%d w=16", nKin), Regime: "fast decay", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 16}}})
 	}
 	wx, wy := WideData(200, 400, 3)
 	cs = append(cs,
-		Case{Name: "wide d=400 n=200 w=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Width: 200}},
-		Case{Name: "wide-linear d=400 n=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.Linear}})
+		Case{Name: "wide d=400 n=200 w=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 200}}},
+		Case{Name: "wide-linear d=400 n=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.Linear{}}})
 	ux, uy := Uniform(50, 3, 21)
-	cs = append(cs, Case{Name: "small uniform3 n=50 w=2", Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Width: 2}})
+	cs = append(cs, Case{Name: "small uniform3 n=50 w=2", Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 2}}})
 	return cs
 }
 
@@ -293,7 +293,7 @@ func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
 		if w == 0.01 {
 			reg = "slow decay"
 		}
-		cs = append(cs, Case{Name: fmt.Sprintf("sinc n=100 w=%g", w), Regime: reg, X: sx, Y: sy, Opts: kpls.Options{Width: w, RawFeatures: true}})
+		cs = append(cs, Case{Name: fmt.Sprintf("sinc n=100 w=%g", w), Regime: reg, X: sx, Y: sy, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}, RawFeatures: true}})
 	}
 	if kinX != nil {
 		kx, ky := Subsample(kinX, kinY, n, 1)
@@ -302,11 +302,11 @@ func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
 			if w >= 4 {
 				reg = "fast decay"
 			}
-			cs = append(cs, Case{Name: fmt.Sprintf("kin8nm n=%d w=%g", len(ky), w), Regime: reg, X: kx, Y: ky, Opts: kpls.Options{Width: w}})
+			cs = append(cs, Case{Name: fmt.Sprintf("kin8nm n=%d w=%g", len(ky), w), Regime: reg, X: kx, Y: ky, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}}})
 		}
 	}
 	ux, uy := Uniform(n, 8, 1)
-	cs = append(cs, Case{Name: fmt.Sprintf("uniform8 n=%d w=0.5", n), Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Width: 0.5}})
+	cs = append(cs, Case{Name: fmt.Sprintf("uniform8 n=%d w=0.5", n), Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 0.5}}})
 	return append(cs, RegimeCases(kinX, kinY, n)...)
 }
 

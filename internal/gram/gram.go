@@ -60,17 +60,7 @@ func RBF(ctx context.Context, dst, x []float64, n, d int, width float64) error {
 // rbf is RBF with the way of computing squared distances chosen by the
 // caller (the tests compare both with the naive loop).
 func rbf(ctx context.Context, dst, x []float64, n, d int, width float64, viaProduct bool) error {
-	if len(dst) < n*n || len(x) < n*d {
-		panic("gram: slice too short")
-	}
-	adviseHugePages(dst[:n*n])
-	k := kernel{finish: rbfFinish(width), unitDiag: true}
-	if viaProduct {
-		k.block = sqDistBlock(augment(x, n, d, columnMeans(x, n, d)))
-	} else {
-		k.row = sqDistRow(x, d, transpose(x, n, d), n)
-	}
-	return symmetric(ctx, dst, n, k)
+	return stationary(ctx, dst, x, n, d, Profile(rbfFinish(width)), viaProduct)
 }
 
 // columnMeans returns the means of the columns of x (n×d).
@@ -142,11 +132,16 @@ func RBFCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
 }
 
 func rbfCross(dst, z []float64, m int, x []float64, n, d int, width float64, viaProduct bool) {
+	cross(dst, z, m, x, n, d, rbfFinish(width), viaProduct)
+}
+
+// cross fills dst (m×n) with finish(‖z_i − x_j‖²), the squared distances
+// by direct differences or, with viaProduct, through a matrix product.
+func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaProduct bool) {
 	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
 		panic("gram: slice too short")
 	}
 	adviseHugePages(dst[:m*n])
-	finish := rbfFinish(width)
 	if viaProduct && m > 0 && n > 0 {
 		mean := columnMeans(x, n, d)
 		za, xa := augment(z, m, d, mean), augment(x, n, d, mean)

@@ -82,7 +82,7 @@ func Run(ctx context.Context, x *mat.Dense, y []float64, c Config) ([]Point, err
 				if meth == kpls.DoFExact && n > c.ExactMax {
 					continue
 				}
-				o := kpls.Options{Width: c.Width, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Backend: bl, Probes: c.Probes}
+				o := kpls.Options{Kernel: kpls.RBF{Width: c.Width}, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Backend: bl, Probes: c.Probes}
 				times := make([]float64, c.Reps)
 				for r := range times {
 					t0 := time.Now()

@@ -1,0 +1,151 @@
+package gram
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/kpls-go/kpls/internal/simd"
+)
+
+// Profile turns squared distances into kernel values in place: the
+// stationary kernels k(x, z) = f(‖x − z‖²) with f(0) = 1 are all one
+// construction (squared distances, then f) that differs only in f.
+type Profile func(t []float64)
+
+// RBFProfile is exp(−s/(2·width)).
+func RBFProfile(width float64) Profile { return Profile(rbfFinish(width)) }
+
+// scratch holds the distances r = √s while a profile computes e^{−ar}
+// over the same tile; tiles are at most tileSize² or a cross block.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// radial applies f(r)·e^{−r} with r = a·√s: the Laplacian and Matérn
+// kernels. The exponential is the vectorised one; √ and the polynomial
+// factor are a loop the compiler keeps in registers.
+func radial(a float64, factor func(r float64) float64) Profile {
+	return func(t []float64) {
+		p := scratch.Get().(*[]float64)
+		if cap(*p) < len(t) {
+			*p = make([]float64, len(t))
+		}
+		r := (*p)[:len(t)]
+		for i, s := range t {
+			// The product form of squared distances can be a few ulps
+			// below zero for coincident points.
+			r[i] = a * math.Sqrt(math.Max(s, 0))
+		}
+		simd.ScaledExp(t, r, -1)
+		if factor != nil {
+			for i, ri := range r {
+				t[i] *= factor(ri)
+			}
+		}
+		scratch.Put(p)
+	}
+}
+
+// LaplacianProfile is exp(−r/width) with r = √s, the Euclidean distance.
+func LaplacianProfile(width float64) Profile { return radial(1/width, nil) }
+
+// Matern32Profile is (1 + √3 r/width)·exp(−√3 r/width).
+func Matern32Profile(width float64) Profile {
+	return radial(math.Sqrt(3)/width, func(r float64) float64 { return 1 + r })
+}
+
+// Matern52Profile is (1 + √5 r/width + 5r²/(3·width²))·exp(−√5 r/width).
+func Matern52Profile(width float64) Profile {
+	return radial(math.Sqrt(5)/width, func(r float64) float64 { return 1 + r + r*r/3 })
+}
+
+// Stationary fills dst (n×n, both triangles) with f(‖x_i − x_j‖²) for the
+// rows of x (n×d), as RBF does for its profile: each distinct entry once,
+// tile by tile on GOMAXPROCS goroutines, the diagonal exactly f(0) = 1.
+func Stationary(ctx context.Context, dst, x []float64, n, d int, f Profile) error {
+	return stationary(ctx, dst, x, n, d, f, d >= productMinDim)
+}
+
+func stationary(ctx context.Context, dst, x []float64, n, d int, f Profile, viaProduct bool) error {
+	if len(dst) < n*n || len(x) < n*d {
+		panic("gram: slice too short")
+	}
+	adviseHugePages(dst[:n*n])
+	k := kernel{finish: tileFunc(f), unitDiag: true}
+	if viaProduct {
+		k.block = sqDistBlock(augment(x, n, d, columnMeans(x, n, d)))
+	} else {
+		k.row = sqDistRow(x, d, transpose(x, n, d), n)
+	}
+	return symmetric(ctx, dst, n, k)
+}
+
+// StationaryCross fills dst (m×n) with f(‖z_i − x_j‖²).
+func StationaryCross(dst, z []float64, m int, x []float64, n, d int, f Profile) {
+	cross(dst, z, m, x, n, d, tileFunc(f), d >= productMinDim)
+}
+
+// Func fills dst (n×n) with f(x_i, x_j) for any kernel function, on the
+// upper triangle (f is taken to be symmetric) and mirrored, tile by tile
+// on GOMAXPROCS goroutines: f must be safe for concurrent calls.
+func Func(ctx context.Context, dst, x []float64, n, d int, f func(a, b []float64) float64) error {
+	if len(dst) < n*n || len(x) < n*d {
+		panic("gram: slice too short")
+	}
+	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
+		xi := x[i*d : i*d+d]
+		for j := range out {
+			out[j] = f(xi, x[(c0+j)*d:(c0+j)*d+d])
+		}
+	}})
+}
+
+// FuncCross fills dst (m×n) with f(z_i, x_j).
+func FuncCross(dst, z []float64, m int, x []float64, n, d int, f func(a, b []float64) float64) {
+	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
+		panic("gram: slice too short")
+	}
+	rows(m, m*n, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			zi := z[i*d : i*d+d]
+			for j := range n {
+				dst[i*n+j] = f(zi, x[j*d:j*d+d])
+			}
+		}
+	})
+}
+
+// PolynomialFinish turns the inner products in t into
+// (scale·t + offset)^degree in place.
+func PolynomialFinish(t []float64, degree int, scale, offset float64) {
+	for i, v := range t {
+		t[i] = intPow(scale*v+offset, degree)
+	}
+}
+
+// intPow is b^e by squaring: exact for small e, and faster than math.Pow.
+func intPow(b float64, e int) float64 {
+	r := 1.0
+	for e > 0 {
+		if e&1 == 1 {
+			r *= b
+		}
+		b *= b
+		e >>= 1
+	}
+	return r
+}
+
+// Polynomial fills dst (n×n) with (scale·x_iᵀx_j + offset)^degree.
+func Polynomial(ctx context.Context, dst, x []float64, n, d, degree int, scale, offset float64) error {
+	if err := Linear(ctx, dst, x, n, d); err != nil {
+		return err
+	}
+	rows(n, n*n, func(r0, r1 int) { PolynomialFinish(dst[r0*n:r1*n], degree, scale, offset) })
+	return nil
+}
+
+// PolynomialCross fills dst (m×n) with (scale·z_iᵀx_j + offset)^degree.
+func PolynomialCross(dst, z []float64, m int, x []float64, n, d, degree int, scale, offset float64) {
+	LinearCross(dst, z, m, x, n, d)
+	rows(m, m*n, func(r0, r1 int) { PolynomialFinish(dst[r0*n:r1*n], degree, scale, offset) })
+}
