@@ -106,8 +106,11 @@ func TestBreakdown(t *testing.T) {
 		if c := m.Components(); c != 16 {
 			t.Errorf("%s: %d valid components, want 16 (the reference: the Ritz values span more than 1e9 past it)", dof, c)
 		}
-		if !strings.Contains(strings.Join(m.Warnings(), "\n"), "valid") {
+		if !hasWarning(m.Warnings(), WarnFewerComponents) || !hasWarning(m.Warnings(), WarnStopped) {
 			t.Errorf("%s: no warning about the breakdown: %q", dof, m.Warnings())
+		}
+		if s := m.Stop(); s.Reason != StopRitzSpread || s.Component != 17 {
+			t.Errorf("%s: stop %+v, want the Ritz spread at component 17", dof, s)
 		}
 		// Every DoF reported must match the high-precision reference.
 		var s refSetting
@@ -273,3 +276,12 @@ func TestModelFileRoundTrip(t *testing.T) {
 type namedOnly string
 
 func (k namedOnly) Name() string { return string(k) }
+
+func hasWarning(ws []Warning, c WarningCode) bool {
+	for _, w := range ws {
+		if w.Code == c {
+			return true
+		}
+	}
+	return false
+}

@@ -36,7 +36,8 @@ type Model struct {
 	l         []float64 // steps×steps Lanczos matrix L = TᵀKR̂
 	stats     []Stats   // m = 0..valid
 	dofSE     []float64 // standard error of the approximate DoF, nil if none
-	warns     []string
+	warns     []Warning
+	stop      Stop // why the fit stopped early
 	chosen    *Choice // how the default m was chosen; nil in files from before it was recorded
 
 	// The centred kernel matrix, kept from Fit or rebuilt on the first
@@ -71,7 +72,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	c := m.opts.Criterion
 	m.chosen = &Choice{Criterion: c, M: m.Select(c)}
 	if m.chosen.M == m.valid && m.valid == m.opts.Components && m.valid > 0 {
-		m.warns = append(m.warns, fmt.Sprintf("the %s choice m = %d is the largest fitted: a larger m might score better (Select extends the components by itself)", c, m.valid))
+		m.warns = append(m.warns, warnf(WarnChoiceAtEdge, "the %s choice m = %d is the largest fitted: a larger m might score better (Select extends the components by itself)", c, m.valid))
 	}
 	return m, nil
 }
@@ -110,7 +111,7 @@ func prepare(x mat.Matrix, y []float64, opts Options) (*Model, []float64, error)
 		s.apply(xs, n, d)
 		m.scale = &s
 		for _, j := range constant {
-			m.warns = append(m.warns, fmt.Sprintf("feature %s is constant: left unscaled", m.featureName(j)))
+			m.warns = append(m.warns, warnf(WarnConstantFeature, "feature %s is constant: left unscaled", m.featureName(j)))
 		}
 	}
 	m.prepWarns = len(m.warns)
@@ -193,11 +194,12 @@ func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
 	m.valid = min(o.Components, kr.steps)
 	m.steps = kr.steps
 	m.lanczos = min(o.Lanczos, kr.steps)
-	if kr.stop != "" {
-		m.warns = append(m.warns, "fit stopped at "+kr.stop)
+	m.stop = kr.stop
+	if kr.stop.Reason != StopNone {
+		m.warns = append(m.warns, warnf(WarnStopped, "fit stopped at %s", kr.stop.Message))
 	}
 	if m.valid < o.Components {
-		m.warns = append(m.warns, fmt.Sprintf("only %d of the %d components asked for are valid (Krylov breakdown)", m.valid, o.Components))
+		m.warns = append(m.warns, warnf(WarnFewerComponents, "only %d of the %d components asked for are valid (Krylov breakdown)", m.valid, o.Components))
 	}
 	// Tight copies: the fit's work arrays are sized for all steps.
 	m.alpha = append([]float64(nil), kr.alpha[:(m.valid+1)*n]...)
@@ -263,19 +265,19 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 
 		}
 		for i, r := range why {
 			if r != "" {
-				m.warns = append(m.warns, fmt.Sprintf("approx DoF for m = %d is unknown: %s", i, r))
+				m.warns = append(m.warns, warnf(WarnDoFUnknown, "approx DoF for m = %d is unknown: %s", i, r))
 			}
 		}
 	default: // lanczos
 		dof = lanczosDoF(m.l, m.steps, m.lanczos, m.valid)
 		if m.lanczos < o.Lanczos {
-			m.warns = append(m.warns, fmt.Sprintf("approximate DoF from %d Lanczos steps, not %d: the Krylov space is exhausted", m.lanczos, o.Lanczos))
+			m.warns = append(m.warns, warnf(WarnLanczosShort, "approximate DoF from %d Lanczos steps, not %d: the Krylov space is exhausted", m.lanczos, o.Lanczos))
 		}
 	}
 	for i, v := range dof {
 		if isNaNOrInf(v) {
 			dof[i] = math.NaN()
-			m.warns = append(m.warns, fmt.Sprintf("DoF for m = %d could not be computed reliably (%s)", i, o.DoF))
+			m.warns = append(m.warns, warnf(WarnDoFUnknown, "DoF for m = %d could not be computed reliably (%s)", i, o.DoF))
 		}
 	}
 	return dof, nil
@@ -311,8 +313,13 @@ func (m *Model) LanczosSteps() int { return m.lanczos }
 func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
 
 // Warnings returns what the fit found worth saying (constant features,
-// breakdown, unreliable DoF).
-func (m *Model) Warnings() []string { return append([]string(nil), m.warns...) }
+// breakdown, unreliable DoF), each with a code.
+func (m *Model) Warnings() []Warning { return append([]Warning(nil), m.warns...) }
+
+// Stop returns why the fit ran fewer Krylov steps than it was asked for;
+// the zero Stop if it did not. Models loaded from files of format version
+// 2 or older have the zero Stop (their warnings say it in words).
+func (m *Model) Stop() Stop { return m.stop }
 
 // Select returns the number of components chosen by criterion c: the
 // first local minimum of its score over m = 0..Components(), not looking

@@ -45,7 +45,9 @@ type payload struct {
 	G        []float64   `json:"g"`
 	L        []float64   `json:"l"`
 	Stats    []fileStats `json:"stats"`
-	Warnings []string    `json:"warnings,omitempty"`
+	Warnings []Warning   `json:"warnings,omitempty"`
+	// Stop is why the fit stopped early (version 3 on).
+	Stop *Stop `json:"stop,omitempty"`
 	// Chosen is the default m and how it was chosen (version 2 on).
 	Chosen *Choice `json:"chosen,omitempty"`
 }
@@ -88,6 +90,9 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, X: m.x, YMean: m.yMean, YC: m.yc,
 		ColMean: m.colMean, Grand: m.grand, Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos,
 		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns, Chosen: m.chosen,
+	}
+	if m.stop.Reason != StopNone {
+		p.Stop = &m.stop
 	}
 	for _, s := range m.stats {
 		p.Stats = append(p.Stats, fileStats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: ptr(s.DoF), DoFSE: ptr(s.DoFSE),
@@ -157,6 +162,9 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	*m = Model{opts: o, n: p.N, d: p.D, scale: p.Scaling, x: p.X, yMean: p.YMean, yc: p.YC,
 		colMean: p.ColMean, grand: p.Grand, valid: p.Valid, steps: p.Steps, lanczos: p.Lanczos,
 		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen}
+	if p.Stop != nil {
+		m.stop = *p.Stop
+	}
 	if env.Version < 2 {
 		// Version 1 recorded no choice; its default was gMDL's.
 		m.opts.Criterion = GMDL

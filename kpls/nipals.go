@@ -35,7 +35,7 @@ type krylov struct {
 	alpha    []float64 // (steps+1)×n: α_m
 	yhat     []float64 // (steps+1)×n: centred fitted values ŷ_m
 	rss      []float64 // RSS_m
-	stop     string    // why the fit stopped early, "" if it did not
+	stop     Stop      // why the fit stopped early; the zero value if it did not
 
 	// lRun is L (see lanczosL) grown by one column per step for the
 	// breakdown check, maxSteps×maxSteps with leading dimension ld.
@@ -75,7 +75,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		bl.Dsymv(gblas.Upper, n, 1, k, n, r, 1, 0, tt, 1)
 		rkr := bl.Ddot(n, r, 1, tt, 1)
 		if !(rkr > 0) || isNaNOrInf(rkr) {
-			kr.stop = fmt.Sprintf("component %d: the residual has no weight on the kernel (rᵀKr = %.3g)", i+1, rkr)
+			kr.stop = stopAt(StopNoWeight, i+1, "the residual has no weight on the kernel (rᵀKr = %.3g)", rkr)
 			break
 		}
 		// K-orthogonality of the residuals: r_lᵀ K r_i = 0 in exact arithmetic.
@@ -87,7 +87,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 				worst = math.Max(worst, math.Abs(v)/math.Sqrt(kr.rKr[l]*rkr))
 			}
 			if worst > korthTol {
-				kr.stop = fmt.Sprintf("component %d: residuals lost K-orthogonality (%.2g)", i+1, worst)
+				kr.stop = stopAt(StopOrthogonality, i+1, "residuals lost K-orthogonality (%.2g)", worst)
 				break
 			}
 		}
@@ -103,7 +103,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		}
 		nu := bl.Dnrm2(n, t, 1)
 		if nu <= breakRatio*bl.Dnrm2(n, tt, 1) || isNaNOrInf(nu) {
-			kr.stop = fmt.Sprintf("component %d: the Krylov space is exhausted (new direction %.2g of its matvec)", i+1, nu/bl.Dnrm2(n, tt, 1))
+			kr.stop = stopAt(StopExhausted, i+1, "the Krylov space is exhausted (new direction %.2g of its matvec)", nu/bl.Dnrm2(n, tt, 1))
 			break
 		}
 		bl.Dscal(n, 1/nu, t, 1)
@@ -126,7 +126,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		kr.steps = i + 1
 		if c := kr.ritzCond(bl); c > ritzCondMax {
 			kr.steps = i
-			kr.stop = fmt.Sprintf("component %d: the Ritz values span %.2g, beyond what float64 resolves", i+1, c)
+			kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what float64 resolves", c)
 			break
 		}
 		if progress != nil {
@@ -134,7 +134,7 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		}
 	}
 	if kr.steps == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop)
+		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop.Message)
 	}
 	return kr, nil
 }
@@ -192,4 +192,8 @@ func (kr *krylov) lanczosL(bl blas.Float64, steps int) []float64 {
 		}
 	}
 	return l
+}
+
+func stopAt(r StopReason, comp int, format string, args ...any) Stop {
+	return Stop{Reason: r, Component: comp, Message: fmt.Sprintf("component %d: ", comp) + fmt.Sprintf(format, args...)}
 }

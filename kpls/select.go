@@ -76,7 +76,7 @@ type Selection struct {
 	// choice (Model.Chosen), which predictions use by default.
 	Model *Model
 	// Warnings collects each grid point's warnings, prefixed by it.
-	Warnings []string
+	Warnings []Warning
 }
 
 // SelectionRow is one cell of the grid.
@@ -228,7 +228,7 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 	}
 	if steps == maxWidthSteps && scanned[best.kernel.Name()] {
 		if lo, hi := widthRange(grid, best); best.width() == lo || best.width() == hi {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("the best %s width %g is still at the edge of the grid after %d extensions", best.kernel.Name(), best.width(), steps))
+			sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is still at the edge of the grid after %d extensions", best.kernel.Name(), best.width(), steps))
 		}
 	}
 	if math.IsInf(bestScore, 1) {
@@ -256,7 +256,7 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 		}
 	}
 	for _, w := range m.warns {
-		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s (chosen model): %s", sel.Best.label(), w))
+		sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
 	}
 	return sel, nil
 }
@@ -378,13 +378,13 @@ func (s *selector) limit(g gridPoint) int {
 
 // point scores every m at grid point g and returns its rows, the index of
 // its choice among them (−1 if none) and its warnings.
-func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
+func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
 	label := kernelLabel(g.kernel)
 	limit := s.limit(g)
 	comp := min(s.start, limit)
 	for {
 		var rows []SelectionRow
-		var warns []string
+		var warns []Warning
 		var broke bool
 		var err error
 		if s.crit == CV {
@@ -396,7 +396,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
 			return nil, -1, nil, err
 		}
 		for i := range warns {
-			warns[i] = label + ": " + warns[i]
+			warns[i] = warns[i].prefixed(label)
 		}
 		score := make([]float64, len(rows))
 		for i, r := range rows {
@@ -408,7 +408,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
 		} else {
 			choice = FirstLocalMin(score)
 			if last := lastValid(score); last < len(score)-1 && choice == last {
-				warns = append(warns, fmt.Sprintf("%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1))
+				warns = append(warns, warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1))
 			}
 		}
 		atEdge := choice == len(rows)-1
@@ -421,7 +421,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
 			if broke {
 				why = "the last valid component (Krylov breakdown)"
 			}
-			warns = append(warns, fmt.Sprintf("%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
+			warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
 		}
 		return rows, choice, warns, nil
 	}
@@ -431,7 +431,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []string, error) {
 // the rows of the table, whether the fit broke down before comp, and its
 // warnings. The kernel matrix is built once per grid point and kept for
 // refits with more components.
-func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string, error) {
+func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warning, error) {
 	o := s.options(g, comp)
 	var m *Model
 	if s.model != nil && s.modelAt == g.id {
@@ -467,7 +467,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []string
 	for i, st := range m.stats {
 		rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
 	}
-	return rows, m.valid < m.opts.Components, append([]string(nil), m.warns...), nil
+	return rows, m.valid < m.opts.Components, append([]Warning(nil), m.warns...), nil
 }
 
 // crossValidate scores m = 0..comp at grid point g by k-fold
@@ -561,7 +561,7 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 			return nil, err
 		}
 		if m.valid < choice {
-			m.warns = append(m.warns, fmt.Sprintf("the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
+			m.warns = append(m.warns, warnf(WarnFewerComponents, "the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
 			choice = m.valid
 		}
 	}

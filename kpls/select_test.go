@@ -88,7 +88,7 @@ func TestSelectWarnsAtTheLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sel.Best.M != 2 || !strings.Contains(strings.Join(sel.Warnings, "\n"), "largest m fitted (limit 2)") {
+	if sel.Best.M != 2 || !hasWarning(sel.Warnings, WarnChoiceAtEdge) || !strings.Contains(strings.Join(Messages(sel.Warnings), "\n"), "largest m fitted (limit 2)") {
 		t.Errorf("m = %d, warnings %q", sel.Best.M, sel.Warnings)
 	}
 }

@@ -158,7 +158,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	k := &out.Kin8nm
 	*k = kinJSON{Rows: *rows, TestRows: *test, Seed: *seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
 		Lanczos: demoLanczos, Components: demoComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Warnings: nonNil(sel.Warnings), Test: coverage(bands, yte, best.Sigma, testIdx)}
+		Warnings: nonNil(kpls.Messages(sel.Warnings)), Test: coverage(bands, yte, best.Sigma, testIdx)}
 	k.Seconds = time.Since(start).Seconds()
 
 	fmt.Fprintf(w, "kin8nm: %d of 8192 rows drawn at random (seed %d) for training, %d other rows held out\n", *rows, *seed, *test)
@@ -177,7 +177,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	tw.Flush()
 	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, best.Sigma, 100*t.Coverage)
 	fmt.Fprintf(w, "inside the prediction interval (se² + σ̂², adds the noise): %.1f %% (nominal %.0f %%)\n", 100*t.PredictionCoverage, 100*demoLevel)
-	printWarnings(w, sel.Warnings)
+	printWarnings(w, kpls.Messages(sel.Warnings))
 	fmt.Fprintf(w, "(%.1f s)\n\n", k.Seconds)
 
 	// sinc.
@@ -283,7 +283,7 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 		fits[method] = m
 	}
 	*s = sincJSON{N: demoSincN, Seed: seed, Widths: demoSincWidths, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Selected: map[string]int{}, Warnings: nonNil(sel.Warnings)}
+		Selected: map[string]int{}, Warnings: nonNil(kpls.Messages(sel.Warnings))}
 	ex, lz, ap := fits[kpls.DoFExact].Stats(), fits[kpls.DoFLanczos].Stats(), fits[kpls.DoFApprox].Stats()
 	for i := 0; i < min(len(ex), len(lz), len(ap)); i++ {
 		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: num(ex[i].DoF), Lanczos: num(lz[i].DoF), Approx: num(ap[i].DoF), ApproxSE: num(ap[i].DoFSE)})

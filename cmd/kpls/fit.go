@@ -118,12 +118,12 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	sel := selectedOf(m)
 	w := c.text(e)
 	if c.json {
-		warnLines(e.stderr, m.Warnings())
+		warnLines(e.stderr, kpls.Messages(m.Warnings()))
 		return writeJSON(e.stdout, fitJSON{
 			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
 			Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
-			Warnings: nonNil(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+			Warnings: nonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 			Training: trainingOf(m, sel.M), Model: *modelOut,
 		})
 	}
@@ -138,7 +138,7 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	if *modelOut != "" {
 		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, sel.M)
 	}
-	printWarnings(w, m.Warnings())
+	printWarnings(w, kpls.Messages(m.Warnings()))
 	return nil
 }
 

@@ -168,7 +168,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return dataErr(t.File, err)
 	}
 
-	warns := nonNil(m.Warnings())
+	warns := nonNil(kpls.Messages(m.Warnings()))
 	if withBands && math.IsNaN(m.Stats()[m0].Sigma) {
 		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
 	}

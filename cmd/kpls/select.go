@@ -196,11 +196,11 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	o := sel.Model.Options()
 	w := c.text(e)
 	if c.json {
-		warnLines(e.stderr, sel.Warnings)
+		warnLines(e.stderr, kpls.Messages(sel.Warnings))
 		doc := selectJSON{
 			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernels: kernelNames,
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Warnings: nonNil(sel.Warnings),
+			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Warnings: nonNil(kpls.Messages(sel.Warnings)),
 			Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 			Training: trainingOf(sel.Model, sel.Best.M), Model: *modelOut,
 		}
@@ -224,7 +224,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	if *modelOut != "" {
 		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, b.M)
 	}
-	printWarnings(w, sel.Warnings)
+	printWarnings(w, kpls.Messages(sel.Warnings))
 	return nil
 }
 
