@@ -99,7 +99,7 @@ func BenchmarkBands(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("n=%d/predict/points=%d", n, points), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.Predict(zp, 5); err != nil {
+				if _, err := m.Predict(context.Background(), zp, 5); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -44,7 +44,7 @@ func TestPlsdofLinear(t *testing.T) {
 	for k, st := range m.Stats() {
 		worstDoF = math.Max(worstDoF, relErr(st.DoFClipped, ref.Fit.DoF[k]))
 		worstRSS = math.Max(worstRSS, relErr(st.RSS, ref.Fit.RSS[k]))
-		p, err := m.Predict(x, k)
+		p, err := m.Predict(context.Background(), x, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestReferenceCriteria(t *testing.T) {
 					if worst > 1e-7 {
 						t.Errorf("%s: scores differ by %.3g", c, worst)
 					}
-					if got := m.Select(c); got != ref.MOpt {
+					if got := m.ComponentsBy(c); got != ref.MOpt {
 						t.Errorf("%s selects m=%d, reference %d", c, got, ref.MOpt)
 					}
 				}
@@ -139,7 +139,7 @@ func TestBreakdown(t *testing.T) {
 				t.Errorf("%s m=%d: DoF %.8g, reference %.8g", dof, k, st.DoF, *want)
 			}
 		}
-		if _, err := m.Predict(rc.x, m.Components()+1); !errors.Is(err, ErrComponents) {
+		if _, err := m.Predict(context.Background(), rc.x, m.Components()+1); !errors.Is(err, ErrComponents) {
 			t.Errorf("prediction past the valid components: %v", err)
 		}
 	}
@@ -199,17 +199,17 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Predict(mat.NewDense(2, 2, nil), 1); !errors.Is(err, ErrShape) {
+	if _, err := m.Predict(context.Background(), mat.NewDense(2, 2, nil), 1); !errors.Is(err, ErrShape) {
 		t.Errorf("wrong feature count: %v", err)
 	}
-	if _, err := m.Predict(nan, 1); !errors.Is(err, ErrNonFinite) {
+	if _, err := m.Predict(context.Background(), nan, 1); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN input: %v", err)
 	}
 	lin, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 1, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lin.Predict(mat.NewDense(1, 1, []float64{1e308}), 1); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
+	if _, err := lin.Predict(context.Background(), mat.NewDense(1, 1, []float64{1e308}), 1); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("overflowing linear prediction: %v", err)
 	}
 	for _, lv := range []float64{-0.1, 1, 1.5, math.NaN()} {
@@ -243,8 +243,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for comp := 0; comp <= m.Components(); comp++ {
-		p1, _ := m.Predict(z, comp)
-		p2, err := m2.Predict(z, comp)
+		p1, _ := m.Predict(context.Background(), z, comp)
+		p2, err := m2.Predict(context.Background(), z, comp)
 		if err != nil {
 			t.Fatal(err)
 		}

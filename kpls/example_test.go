@@ -37,7 +37,7 @@ func ExampleFit() {
 		fmt.Println(err)
 		return
 	}
-	best := m.Select(kpls.GMDL)
+	best := m.ComponentsBy(kpls.GMDL)
 	st := m.Stats()[best]
 	fmt.Printf("gMDL chooses m = %d: DoF %.4g, σ̂ %.2g\n", best, st.DoF, st.Sigma)
 	// Output: gMDL chooses m = 2: DoF 11.67, σ̂ 0.11
@@ -95,8 +95,8 @@ func ExampleLoad() {
 		return
 	}
 	z := mat.NewDense(1, 1, []float64{0.5})
-	a, _ := m.Predict(z, 3)
-	b, _ := loaded.Predict(z, 3)
+	a, _ := m.Predict(context.Background(), z, 3)
+	b, _ := loaded.Predict(context.Background(), z, 3)
 	fmt.Println("identical after loading:", a[0] == b[0])
 	// Output: identical after loading: true
 }

@@ -157,8 +157,8 @@ func FuzzLoad(f *testing.F) {
 			x.set(0, j, float64(j))
 			x.set(1, j, -0.5)
 		}
-		for _, c := range []int{0, m.Components(), m.Select(kpls.GMDL), -1, m.Components() + 1} {
-			p, err := m.Predict(x, c)
+		for _, c := range []int{0, m.Components(), m.ComponentsBy(kpls.GMDL), -1, m.Components() + 1} {
+			p, err := m.Predict(context.Background(), x, c)
 			if err != nil {
 				continue
 			}
@@ -262,8 +262,8 @@ func FuzzFit(f *testing.F) {
 				t.Fatalf("n=%d d=%d %+v: RSS for m=%d is %v", n, d, o, s.M, s.RSS)
 			}
 		}
-		c := m.Select(kpls.GMDL)
-		if _, err := m.Predict(x, c); err != nil && n > 0 {
+		c := m.ComponentsBy(kpls.GMDL)
+		if _, err := m.Predict(context.Background(), x, c); err != nil && n > 0 {
 			t.Logf("Predict on the training data: %v", err)
 		}
 		if n > 0 {

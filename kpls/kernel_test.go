@@ -166,8 +166,8 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 		if got, want := l.Options().Kernel, m.Options().Kernel; got != want {
 			t.Errorf("kernel %v loads as %v", want, got)
 		}
-		p1, _ := m.Predict(q, 3)
-		p2, err := l.Predict(q, 3)
+		p1, _ := m.Predict(context.Background(), q, 3)
+		p2, err := l.Predict(context.Background(), q, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestOldModelFilesLoad(t *testing.T) {
 		if got := m.Options().Kernel; got != k {
 			t.Errorf("%s: kernel %v, want %v", name, got, k)
 		}
-		p, err := m.Predict(q, m.Components())
+		p, err := m.Predict(context.Background(), q, m.Components())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ type Model struct {
 	stats     []Stats   // m = 0..valid
 	dofSE     []float64 // standard error of the approximate DoF, nil if none
 	warns     []Warning
-	stop      Stop // why the fit stopped early
+	stop      Stop    // why the fit stopped early
 	chosen    *Choice // how the default m was chosen; nil in files from before it was recorded
 
 	// The centred kernel matrix, kept from Fit or rebuilt on the first
@@ -70,7 +70,7 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	}
 	m.kOnce.Do(func() { m.kc = k })
 	c := m.opts.Criterion
-	m.chosen = &Choice{Criterion: c, M: m.Select(c)}
+	m.chosen = &Choice{Criterion: c, M: m.ComponentsBy(c)}
 	if m.chosen.M == m.valid && m.valid == m.opts.Components && m.valid > 0 {
 		m.warns = append(m.warns, warnf(WarnChoiceAtEdge, "the %s choice m = %d is the largest fitted: a larger m might score better (Select extends the components by itself)", c, m.valid))
 	}
@@ -321,11 +321,13 @@ func (m *Model) Warnings() []Warning { return append([]Warning(nil), m.warns...)
 // 2 or older have the zero Stop (their warnings say it in words).
 func (m *Model) Stop() Stop { return m.stop }
 
-// Select returns the number of components chosen by criterion c: the
-// first local minimum of its score over m = 0..Components(), not looking
-// past an unknown DoF. For CV it is the recorded choice of a model that
-// Select chose by cross-validation, and −1 for any other model.
-func (m *Model) Select(c Criterion) int {
+// ComponentsBy returns the number of components criterion c picks for
+// this model: the first local minimum of its score over m =
+// 0..Components(), not looking past an unknown DoF. For CV it is the
+// recorded choice of a model that Select chose by cross-validation, and
+// −1 for any other model. (Select, the function, chooses the kernel, the
+// width and m over a grid.)
+func (m *Model) ComponentsBy(c Criterion) int {
 	if c == CV {
 		if m.chosen != nil && m.chosen.Criterion == CV {
 			return m.chosen.M
@@ -353,7 +355,7 @@ func (m *Model) Chosen() Choice {
 	if m.chosen != nil {
 		return *m.chosen
 	}
-	return Choice{Criterion: GMDL, M: m.Select(GMDL)}
+	return Choice{Criterion: GMDL, M: m.ComponentsBy(GMDL)}
 }
 
 // Alpha returns the kernel coefficients α_m (length n); predictions are

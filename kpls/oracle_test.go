@@ -63,7 +63,7 @@ func refitPredict(t *testing.T, x *mat.Dense, y []float64, o Options, comp int, 
 	if m.Components() < comp {
 		t.Fatalf("refit has %d components, want %d", m.Components(), comp)
 	}
-	p, err := m.Predict(z, comp)
+	p, err := m.Predict(context.Background(), z, comp)
 	if err != nil {
 		t.Fatal(err)
 	}

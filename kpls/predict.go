@@ -1,6 +1,7 @@
 package kpls
 
 import (
+	"context"
 	"fmt"
 
 	gblas "gonum.org/v1/gonum/blas"
@@ -14,30 +15,90 @@ const predictChunk = 256
 
 // Predict returns ȳ + k_c(x)ᵀα_comp for every row of x, in row order. The
 // rows are standardised and the kernel vectors centred with the training
-// statistics.
-func (m *Model) Predict(x mat.Matrix, comp int) ([]float64, error) {
-	if err := m.checkComponents(comp); err != nil {
+// statistics. The context is checked between blocks of predictChunk rows.
+func (m *Model) Predict(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: x is nil", ErrShape)
+	}
+	r, _ := x.Dims()
+	out := make([]float64, r)
+	if err := m.PredictTo(ctx, out, x, comp); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// PredictTo is Predict writing into dst, which must have one element per
+// row of x: a service predicting in a loop allocates nothing per row but
+// the kernel rows. dst is unspecified after an error.
+func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
+	if err := m.checkComponents(comp); err != nil {
+		return err
+	}
+	z, p, err := m.inputs(x)
+	if err != nil {
+		return err
+	}
+	if len(dst) != p {
+		return fmt.Errorf("%w: dst has %d elements for %d rows", ErrShape, len(dst), p)
+	}
+	alpha := m.alpha[comp*m.n : (comp+1)*m.n]
+	c := make([]float64, min(p, predictChunk)*m.n)
+	for r0 := 0; r0 < p; r0 += predictChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows := min(predictChunk, p-r0)
+		m.centredCross(c, z[r0*m.d:(r0+rows)*m.d], rows)
+		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, dst[r0:r0+rows], 1)
+		for i := r0; i < r0+rows; i++ {
+			dst[i] += m.yMean
+			if isNaNOrInf(dst[i]) {
+				// Only reachable with extreme inputs (a linear kernel on
+				// huge values) or an extreme model; never return it silently.
+				return fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i+1)
+			}
+		}
+	}
+	return nil
+}
+
+// PredictEvery returns the predictions of every m = 0..Components() for
+// the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
+// matrix serves every m.
+func (m *Model) PredictEvery(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	out, err := m.predictAll(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range out {
+		if isNaNOrInf(v) {
+			return nil, fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i/(m.valid+1)+1)
+		}
+	}
+	return mat.NewDense(len(out)/(m.valid+1), m.valid+1, out), nil
+}
+
+// predictAll returns the predictions of every m = 0..valid for the rows
+// of x, row-major p×(valid+1): one cross-kernel matrix for all of them.
+func (m *Model) predictAll(ctx context.Context, x mat.Matrix) ([]float64, error) {
 	z, p, err := m.inputs(x)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, p)
-	alpha := m.alpha[comp*m.n : (comp+1)*m.n]
+	cols := m.valid + 1
+	out := make([]float64, p*cols)
 	c := make([]float64, min(p, predictChunk)*m.n)
 	for r0 := 0; r0 < p; r0 += predictChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		rows := min(predictChunk, p-r0)
 		m.centredCross(c, z[r0*m.d:(r0+rows)*m.d], rows)
-		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, out[r0:r0+rows], 1)
-		for i := r0; i < r0+rows; i++ {
-			out[i] += m.yMean
-			if isNaNOrInf(out[i]) {
-				// Only reachable with extreme inputs (a linear kernel on
-				// huge values) or an extreme model; never return it silently.
-				return nil, fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i+1)
-			}
-		}
+		m.opts.Backend.Dgemm(gblas.NoTrans, gblas.Trans, rows, cols, m.n, 1, c, m.n, m.alpha, m.n, 0, out[r0*cols:], cols)
+	}
+	for i := range out {
+		out[i] += m.yMean
 	}
 	return out, nil
 }

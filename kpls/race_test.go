@@ -66,7 +66,7 @@ func raceWork(m *kpls.Model, x mat.Matrix, start int) (raceResult, error) {
 		if err != nil {
 			return r, err
 		}
-		p, err := m.Predict(x, c)
+		p, err := m.Predict(context.Background(), x, c)
 		if err != nil {
 			return r, err
 		}
@@ -175,7 +175,7 @@ func TestRaceRowIndependence(t *testing.T) {
 	}
 	z, _ := raceData(300, 3, 3) // crosses Predict's and the bands' chunk boundaries
 	c := m.Components()
-	all, err := m.Predict(z, c)
+	all, err := m.Predict(context.Background(), z, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestRaceRowIndependence(t *testing.T) {
 	}
 	for _, i := range []int{0, 1, 127, 128, 255, 256, 299} {
 		row := mat.NewDense(1, 3, mat.Row(nil, i, z))
-		one, err := m.Predict(row, c)
+		one, err := m.Predict(context.Background(), row, c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -149,7 +149,7 @@ func TestReferenceFit(t *testing.T) {
 					} else {
 						worstRSS = math.Max(worstRSS, e)
 					}
-					pred, err := m.Predict(rc.x, k)
+					pred, err := m.Predict(context.Background(), rc.x, k)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -509,7 +508,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
 		valid = min(valid, m.valid)
-		pred, err := m.predictAll(xte)
+		pred, err := m.predictAll(s.ctx, xte)
 		if err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
@@ -627,43 +626,6 @@ func lastValid(v []float64) int {
 		}
 	}
 	return len(v) - 1
-}
-
-// PredictEvery returns the predictions of every m = 0..Components() for
-// the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
-// matrix serves every m.
-func (m *Model) PredictEvery(x mat.Matrix) (*mat.Dense, error) {
-	out, err := m.predictAll(x)
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range out {
-		if isNaNOrInf(v) {
-			return nil, fmt.Errorf("%w: the prediction for x row %d overflows", ErrNonFinite, i/(m.valid+1)+1)
-		}
-	}
-	return mat.NewDense(len(out)/(m.valid+1), m.valid+1, out), nil
-}
-
-// predictAll returns the predictions of every m = 0..valid for the rows
-// of x, row-major p×(valid+1): one cross-kernel matrix for all of them.
-func (m *Model) predictAll(x mat.Matrix) ([]float64, error) {
-	z, p, err := m.inputs(x)
-	if err != nil {
-		return nil, err
-	}
-	cols := m.valid + 1
-	out := make([]float64, p*cols)
-	c := make([]float64, min(p, predictChunk)*m.n)
-	for r0 := 0; r0 < p; r0 += predictChunk {
-		rows := min(predictChunk, p-r0)
-		m.centredCross(c, z[r0*m.d:(r0+rows)*m.d], rows)
-		m.opts.Backend.Dgemm(gblas.NoTrans, gblas.Trans, rows, cols, m.n, 1, c, m.n, m.alpha, m.n, 0, out[r0*cols:], cols)
-	}
-	for i := range out {
-		out[i] += m.yMean
-	}
-	return out, nil
 }
 
 // TrainingFit returns the root mean squared error and R² of the fit with

@@ -34,7 +34,7 @@ func TestCrossValidationByHand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := mod.Predict(xte, m)
+			p, err := mod.Predict(context.Background(), xte, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 			m.stats[i].GCV = float64(100 - i)
 		}
 	}
-	if got := m.Select(GCV); got != first-1 {
+	if got := m.ComponentsBy(GCV); got != first-1 {
 		t.Errorf("GCV falling to m = %d, then null: chose %d, want %d", first-1, got, first-1)
 	}
 	for _, c := range []Criterion{GCV, BIC, AIC, GMDL} {
@@ -148,7 +148,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Choice{c, m.Select(c)}
+		want := Choice{c, m.ComponentsBy(c)}
 		b, err := m.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
@@ -212,12 +212,12 @@ func TestPredictEvery(t *testing.T) {
 		t.Fatal(err)
 	}
 	z, _ := gaussData(7, 2, 4)
-	all, err := m.PredictEvery(z)
+	all, err := m.PredictEvery(context.Background(), z)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for c := 0; c <= m.Components(); c++ {
-		p, err := m.Predict(z, c)
+		p, err := m.Predict(context.Background(), z, c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -192,7 +192,7 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 			if !errors.Is(err, kpls.ErrUnreliable) {
 				return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 			}
-			yhat, perr := m.Predict(gx, comp)
+			yhat, perr := m.Predict(ctx, gx, comp)
 			if perr != nil {
 				return files, fmt.Errorf("figure 3, width %g: %w", c.width, perr)
 			}
@@ -251,7 +251,7 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 		return files, err
 	}
 	files = append(files, lines)
-	yhat, err := sel.Model.Predict(xTest, sel.Best.M)
+	yhat, err := sel.Model.Predict(ctx, xTest, sel.Best.M)
 	if err != nil {
 		return files, fmt.Errorf("kin8nm prediction: %w", err)
 	}

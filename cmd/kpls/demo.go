@@ -289,7 +289,7 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: num(ex[i].DoF), Lanczos: num(lz[i].DoF), Approx: num(ap[i].DoF), ApproxSE: num(ap[i].DoFSE)})
 	}
 	for method, m := range fits {
-		s.Selected[string(method)] = m.Select(kpls.GMDL)
+		s.Selected[string(method)] = m.ComponentsBy(kpls.GMDL)
 		for _, wn := range m.Warnings() {
 			if method != kpls.DoFApprox {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("width %g, %s DoF: %s", width, method, wn))

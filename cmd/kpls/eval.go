@@ -166,7 +166,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 				return dataErr(mf.data, fmt.Errorf("split %d, %s: %w", si, cr, err))
 			}
 			secs := time.Since(t0).Seconds()
-			pred, err := sel.Model.Predict(xte, sel.Best.M)
+			pred, err := sel.Model.Predict(ctx, xte, sel.Best.M)
 			if err != nil {
 				return err
 			}
@@ -320,7 +320,7 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 		if err != nil {
 			return best, err
 		}
-		pred, err := m.PredictEvery(xte)
+		pred, err := m.PredictEvery(ctx, xte)
 		if err != nil {
 			return best, err
 		}

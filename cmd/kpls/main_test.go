@@ -247,7 +247,7 @@ func TestFitPredictRoundTrip(t *testing.T) {
 		if doc.Components != want || doc.Level != 0.98 || len(doc.Predictions) != 2 {
 			t.Fatalf("components %d (want %d), level %g, %d predictions", doc.Components, want, doc.Level, len(doc.Predictions))
 		}
-		lib, err := m.Predict(mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), want)
+		lib, err := m.Predict(context.Background(), mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -540,7 +540,7 @@ func TestSavedModelPredictsWithItsChoice(t *testing.T) {
 			if m.Chosen().M != want {
 				t.Errorf("model file records m = %d, the command chose %d", m.Chosen().M, want)
 			}
-			if g := m.Select(kpls.GMDL); g == want {
+			if g := m.ComponentsBy(kpls.GMDL); g == want {
 				t.Errorf("gMDL also takes m = %d here: the data cannot tell the recorded choice from gMDL's", g)
 			}
 			code, out, stderr = kplsRun(t, "predict", "--model", mp, "--data", p, "--json")

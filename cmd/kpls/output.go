@@ -117,7 +117,7 @@ type selectedJSON struct {
 func selectedOf(m *kpls.Model) selectedJSON {
 	c := m.Chosen()
 	return selectedJSON{Criterion: c.Criterion, M: c.M, ByCriterion: map[kpls.Criterion]int{
-		kpls.GMDL: m.Select(kpls.GMDL), kpls.AIC: m.Select(kpls.AIC), kpls.BIC: m.Select(kpls.BIC), kpls.GCV: m.Select(kpls.GCV)}}
+		kpls.GMDL: m.ComponentsBy(kpls.GMDL), kpls.AIC: m.ComponentsBy(kpls.AIC), kpls.BIC: m.ComponentsBy(kpls.BIC), kpls.GCV: m.ComponentsBy(kpls.GCV)}}
 }
 
 // f formats a number for the tables: "—" for an unknown value.

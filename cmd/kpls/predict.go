@@ -153,7 +153,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		prog.done()
 	} else {
 		var yhat []float64
-		if yhat, err = m.Predict(xm, m0); err == nil {
+		if yhat, err = m.Predict(ctx, xm, m0); err == nil {
 			bs = make([]kpls.Band, len(yhat))
 			for i, v := range yhat {
 				bs[i].Yhat = v

@@ -221,7 +221,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	resp := predictResponse{Components: comp, Level: req.Level}
 	if req.Level == nil {
 		var yhat []float64
-		yhat, err = s.model.Predict(x, comp)
+		yhat, err = s.model.Predict(ctx, x, comp)
 		pts := make([]point, len(yhat))
 		for i, v := range yhat {
 			pts[i].Yhat = v

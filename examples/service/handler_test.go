@@ -127,7 +127,7 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 		var err error
 		if c.level == nil {
 			var yhat []float64
-			yhat, err = ref.Predict(x, c.comp)
+			yhat, err = ref.Predict(context.Background(), x, c.comp)
 			for _, v := range yhat {
 				c.want = append(c.want, kpls.Band{Yhat: v})
 			}

@@ -112,7 +112,7 @@ func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress
 			r.DoF[meth] = dof
 			r.Selected[meth] = map[kpls.Criterion]int{}
 			for _, crit := range []kpls.Criterion{kpls.AIC, kpls.BIC, kpls.GMDL} {
-				r.Selected[meth][crit] = m.Select(crit)
+				r.Selected[meth][crit] = m.ComponentsBy(crit)
 			}
 			if meth == kpls.DoFApprox {
 				approxRuns = append(approxRuns, st)
