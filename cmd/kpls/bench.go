@@ -15,9 +15,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/demodata"
-	"github.com/kpls-go/kpls/internal/runtimebed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/runtimebed"
 )
 
 // benchJSON is the document of `kpls bench --json`.

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // Demo settings: the paper's choices where it makes them.

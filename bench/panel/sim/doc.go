@@ -1,7 +1,7 @@
 // Package sim holds the simulated data sets of the evaluation panel
 // (bench/panel): Friedman's three regression problems, in the form of
 // scikit-learn's make_friedman1/2/3, and the paper's sinc simulation of
-// internal/demodata. Each generator draws from a math/rand/v2 PCG
+// lab/demodata. Each generator draws from a math/rand/v2 PCG
 // generator seeded by its seed argument, so equal seeds give equal data on
 // every platform; each has a noise-free regression function (F1, F2, F3,
 // demodata's sin(x)/x) that the tests check against hand-computed values.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/kpls-go/kpls/internal/demodata"
+	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // Data is a simulated data set: X is N×D row-major, Y the target, Names

@@ -18,8 +18,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/dofbed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/dofbed"
 )
 
 // Point is the median time of one fit (kernel, NIPALS and DoF) at size N.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/internal/dofbed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/dofbed"
 )
 
 func TestExponentClosedForm(t *testing.T) {
