@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpls-go/kpls/kpls"
 	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Seeds of the simulations behind PaperFigures: equal seeds, equal images.
@@ -100,7 +101,8 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 		crit  = "gmdl"
 		fname = "fig1_sinc_dof_gmdl"
 	)
-	xs, y := demodata.Sinc(n, SeedFigure1)
+	sd := sim.Sinc(n, SeedFigure1)
+	xs, y := sd.X, sd.Y
 	x := column(xs)
 	var panels []DoFPanel
 	for _, w := range []float64{0.01, 0.1, 1} {

@@ -15,6 +15,7 @@ import (
 	"github.com/kpls-go/kpls/blas"
 	"github.com/kpls-go/kpls/kpls"
 	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Demo settings: the paper's choices where it makes them.
@@ -259,8 +260,8 @@ func widthSummary(w io.Writer, sel *kpls.Selection) {
 // demoSinc runs the paper's simulation: selection over widths, then the
 // three DoF methods side by side for the chosen width, and the band.
 func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backend blas.Float64, prog *progress) error {
-	xs, ys := demodata.Sinc(demoSincN, seed)
-	x := mat.NewDense(demoSincN, 1, xs)
+	sd := sim.Sinc(demoSincN, seed)
+	x, ys := sd.Matrix(), sd.Y
 	base := kpls.Options{Components: demoComponents, Lanczos: demoLanczos, RawFeatures: true, Seed: seed,
 		FeatureNames: []string{"x"}, TargetName: "y", Backend: backend, Progress: prog.callback()}
 	o := base

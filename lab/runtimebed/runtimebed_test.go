@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/dofbed"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 func TestExponentClosedForm(t *testing.T) {
@@ -28,7 +28,8 @@ func TestExponentClosedForm(t *testing.T) {
 }
 
 func TestRunSmall(t *testing.T) {
-	x, y := dofbed.Uniform(300, 8, 1)
+	u := sim.Uniform(300, 8, 1)
+	x, y := u.Matrix(), u.Y
 	ps, err := Run(context.Background(), x, y, Config{Sizes: []int{60, 120}, Reps: 1, Width: 2})
 	if err != nil {
 		t.Fatal(err)
