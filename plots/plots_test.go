@@ -128,7 +128,7 @@ func selection(t *testing.T) *kpls.Selection {
 	y := make([]float64, 80)
 	for i := range x {
 		x[i] = -3 + 6*float64(i)/79
-		y[i] = Figure3Truth(x[i]) + 0.3*math.Cos(11*float64(i))
+		y[i] = (x[i]-1)*(x[i]+2)*(x[i]-1.5)*math.Exp(-x[i]*x[i]/10) + 0.3*math.Cos(11*float64(i))
 	}
 	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
 		kpls.SelectOptions{Kernels: []kpls.KernelName{kpls.RBF}, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: kpls.GMDL, MaxComponents: 12},
@@ -297,68 +297,11 @@ func TestIntTicks(t *testing.T) {
 	}
 }
 
-func TestFigure3Data(t *testing.T) {
-	x1, y1 := Figure3Data(40, 1)
-	x2, y2 := Figure3Data(40, 1)
-	for i := range x1 {
-		if x1[i] != x2[i] || y1[i] != y2[i] {
-			t.Fatal("equal seeds gave different data")
-		}
+// linspace returns n points evenly spaced from a to b.
+func linspace(a, b float64, n int) []float64 {
+	g := make([]float64, n)
+	for i := range g {
+		g[i] = a + (b-a)*float64(i)/float64(n-1)
 	}
-	if got := Figure3Truth(1); got != 0 {
-		t.Errorf("f(1) = %g", got)
-	}
-	if got, want := Figure3Truth(0), 3.0; math.Abs(got-want) > 1e-15 {
-		t.Errorf("f(0) = %g, want %g", got, want)
-	}
-}
-
-func TestPaperFigures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits every figure of the paper")
-	}
-	dir := t.TempDir()
-	files, err := PaperFigures(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != 9 {
-		t.Errorf("%d files: %v", len(files), files)
-	}
-	for _, f := range files {
-		switch filepath.Ext(f) {
-		case ".png":
-			checkPNG(t, f, 0, 0)
-		case ".svg":
-			checkSVG(t, f)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := PaperFigures(ctx, t.TempDir()); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
-}
-
-// TestWriteDocs regenerates the images in docs/:
-//
-//	KPLS_WRITE_DOCS=1 go test ./plots -run TestWriteDocs
-func TestWriteDocs(t *testing.T) {
-	if os.Getenv("KPLS_WRITE_DOCS") != "1" {
-		t.Skip("set KPLS_WRITE_DOCS=1 to regenerate docs/")
-	}
-	files, err := PaperFigures(context.Background(), filepath.Join("..", "docs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() > 300<<10 {
-			t.Errorf("%s is %d KB (> 300 KB)", f, fi.Size()>>10)
-		}
-		t.Log(f, fi.Size()>>10, "KB")
-	}
+	return g
 }
