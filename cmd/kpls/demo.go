@@ -231,23 +231,16 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 	return t
 }
 
-// widthSummary writes one line per width: its valid components and the
-// criterion's choice.
+// widthSummary writes one line per width with a choice: its valid
+// components and the row kpls.Select chose there (Selection.Choices).
 func widthSummary(w io.Writer, sel *kpls.Selection) {
-	chosen := map[float64]int{}
-	for _, c := range sel.Choices {
-		chosen[c.Width] = c.M
+	valid := map[float64]int{}
+	for _, r := range sel.Table {
+		valid[r.Width] = max(valid[r.Width], r.M)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tsigma\t\n", sel.Criterion)
-	valid := map[float64]int{}
-	for _, r := range sel.Table {
-		valid[r.Width] = r.M
-	}
-	for _, r := range sel.Table {
-		if r.M != chosen[r.Width] {
-			continue
-		}
+	for _, r := range sel.Choices {
 		mark := ""
 		if r.Width == sel.Best.Width {
 			mark = " <= best"

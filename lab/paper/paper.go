@@ -223,12 +223,12 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	}
 	var files []string
 	heat := filepath.Join(dir, "kin8nm_gmdl_heatmap.png")
-	if err := plots.CriterionHeatmap(heat, "gmdl", sel.Table); err != nil {
+	if err := plots.CriterionHeatmap(heat, sel); err != nil {
 		return files, err
 	}
 	files = append(files, heat)
 	lines := filepath.Join(dir, "kin8nm_gmdl_lines.png")
-	if err := plots.CriterionVersusM(lines, "gmdl", sel.Table); err != nil {
+	if err := plots.CriterionVersusM(lines, sel); err != nil {
 		return files, err
 	}
 	files = append(files, lines)
