@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/demodata"
-	"github.com/kpls-go/kpls/internal/dofbed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/dofbed"
 )
 
 func kin8nm() (*mat.Dense, []float64) {

@@ -15,75 +15,115 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// widthGroup is the rows of one width, sorted by m.
-type widthGroup struct {
-	width float64
-	stats []kpls.Stats
+// gridGroup is the rows of one grid point (kernel and width) of a
+// selection table, sorted by m, with the index of its choice among them.
+type gridGroup struct {
+	kernel string  // the kernel's name
+	width  float64 // 0 for kernels without one
+	rows   []kpls.SelectionRow
+	chosen int // index into rows of the grid point's choice; −1 if none
 }
 
-// groupRows splits a selection table by width, widths in order of first
-// appearance, and checks it.
-func groupRows(criterion string, rows []kpls.SelectionRow) (kpls.Criterion, []widthGroup, error) {
-	crit, err := kpls.ParseCriterion(criterion)
+// label names the grid point as the figures do: "width w" for the RBF
+// kernel, "laplacian width w" for the other kernels with a width, and the
+// kernel's name for the others.
+func (g gridGroup) label() string {
+	switch {
+	case g.kernel == "rbf":
+		return "width " + fmtWidth(g.width)
+	case g.width != 0:
+		return g.kernel + " width " + fmtWidth(g.width)
+	}
+	return g.kernel
+}
+
+// tick is the grid point's label on the heat map's axis.
+func (g gridGroup) tick() string {
+	switch {
+	case g.kernel == "rbf":
+		return fmtWidth(g.width)
+	case g.width != 0:
+		return g.kernel + " " + fmtWidth(g.width)
+	}
+	return g.kernel
+}
+
+// score is the selection criterion of row i, ±Inf as NaN.
+func (g gridGroup) score(c kpls.Criterion, i int) float64 { return scoreOrNaN(g.rows[i].Score(c)) }
+
+// groupRows splits a selection's table by grid point, in order of first
+// appearance, checks it, and attaches the choices and the winner that
+// kpls.Select recorded (Selection.Choices, Selection.Best): plots marks
+// them and computes no choice of its own. best is the index of the
+// winner's group, −1 when the selection has no winner among its rows.
+func groupRows(sel *kpls.Selection) (crit kpls.Criterion, groups []gridGroup, best int, err error) {
+	if sel == nil || len(sel.Table) == 0 {
+		return "", nil, -1, fmt.Errorf("%w: empty selection table", ErrInput)
+	}
+	if sel.Criterion == "" {
+		// Not Select's output, which always names it.
+		return "", nil, -1, fmt.Errorf("%w: the selection names no criterion", ErrInput)
+	}
+	crit, err = kpls.ParseCriterion(string(sel.Criterion))
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return "", nil, -1, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if len(rows) == 0 {
-		return "", nil, fmt.Errorf("%w: empty selection table", ErrInput)
+	type key struct {
+		k string
+		w float64
 	}
-	var groups []widthGroup
-	index := map[float64]int{}
-	for i, r := range rows {
+	index := map[key]int{}
+	for i, r := range sel.Table {
+		if r.Kernel == nil {
+			return "", nil, -1, fmt.Errorf("%w: row %d has no kernel", ErrInput, i+1)
+		}
 		if !finite(r.Width()) {
-			return "", nil, fmt.Errorf("%w: row %d has width %v", ErrInput, i+1, r.Width())
+			return "", nil, -1, fmt.Errorf("%w: row %d has width %v", ErrInput, i+1, r.Width())
 		}
 		if r.M < 0 {
-			return "", nil, fmt.Errorf("%w: row %d has m = %d", ErrInput, i+1, r.M)
+			return "", nil, -1, fmt.Errorf("%w: row %d has m = %d", ErrInput, i+1, r.M)
 		}
-		g, ok := index[r.Width()]
+		g, ok := index[key{r.Kernel.Name(), r.Width()}]
 		if !ok {
 			g = len(groups)
-			index[r.Width()] = g
-			groups = append(groups, widthGroup{width: r.Width()})
+			index[key{r.Kernel.Name(), r.Width()}] = g
+			groups = append(groups, gridGroup{kernel: r.Kernel.Name(), width: r.Width(), chosen: -1})
 		}
-		groups[g].stats = append(groups[g].stats, r.Stats)
+		groups[g].rows = append(groups[g].rows, r)
 	}
 	for _, g := range groups {
-		sort.SliceStable(g.stats, func(i, j int) bool { return g.stats[i].M < g.stats[j].M })
-		for i := 1; i < len(g.stats); i++ {
-			if g.stats[i].M == g.stats[i-1].M {
-				return "", nil, fmt.Errorf("%w: width %g has two rows for m = %d", ErrInput, g.width, g.stats[i].M)
+		sort.SliceStable(g.rows, func(i, j int) bool { return g.rows[i].M < g.rows[j].M })
+		for i := 1; i < len(g.rows); i++ {
+			if g.rows[i].M == g.rows[i-1].M {
+				return "", nil, -1, fmt.Errorf("%w: %s has two rows for m = %d", ErrInput, g.label(), g.rows[i].M)
 			}
 		}
 	}
-	return crit, groups, nil
-}
-
-// selected returns the index (into g.stats) of the first local minimum of
-// the criterion, as kpls selects it, or -1.
-func (g widthGroup) selected(c kpls.Criterion) int {
-	score := make([]float64, len(g.stats))
-	for i, s := range g.stats {
-		score[i] = s.Score(c)
-	}
-	return kpls.FirstLocalMin(score)
-}
-
-// best returns the winning group and row, as kpls.Select chooses: the
-// lowest of the per-width first local minima. ok is false when no width
-// has a finite score.
-func best(c kpls.Criterion, groups []widthGroup) (gi, si int, ok bool) {
-	low := math.Inf(1)
-	for i, g := range groups {
-		j := g.selected(c)
-		if j < 0 {
-			continue
+	// find returns the group and row of r, or ok = false.
+	find := func(r kpls.SelectionRow) (gi, ri int, ok bool) {
+		if r.Kernel == nil {
+			return 0, 0, false
 		}
-		if v := g.stats[j].Score(c); v < low {
-			low, gi, si, ok = v, i, j, true
+		gi, ok = index[key{r.Kernel.Name(), r.Width()}]
+		if !ok {
+			return 0, 0, false
 		}
+		rows := groups[gi].rows
+		ri = sort.Search(len(rows), func(i int) bool { return rows[i].M >= r.M })
+		return gi, ri, ri < len(rows) && rows[ri].M == r.M
 	}
-	return gi, si, ok
+	for _, c := range sel.Choices {
+		gi, ri, ok := find(c)
+		if !ok {
+			return "", nil, -1, fmt.Errorf("%w: the choice %s m = %d is not in the table", ErrInput, c.Kernel, c.M)
+		}
+		groups[gi].chosen = ri
+	}
+	best = -1
+	if gi, ri, ok := find(sel.Best); ok && groups[gi].chosen == ri {
+		best = gi
+	}
+	return crit, groups, best, nil
 }
 
 // focusRange returns the range of the finite scores, its lower end cut
@@ -91,17 +131,17 @@ func best(c kpls.Criterion, groups []widthGroup) (gi, si int, ok bool) {
 // interpolating fit with its DoF clipped at n − 1 drives gMDL towards
 // −∞): more than half the span above that minimum. Then lo is the minimum
 // less 15 % of that span, and cut is true.
-func focusRange(c kpls.Criterion, groups []widthGroup) (lo, hi float64, cut bool) {
+func focusRange(c kpls.Criterion, groups []gridGroup) (lo, hi float64, cut bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	sel := math.Inf(1)
 	for _, g := range groups {
-		for _, s := range g.stats {
-			if v := scoreOrNaN(s.Score(c)); finite(v) {
+		for i := range g.rows {
+			if v := g.score(c, i); finite(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
-		if j := g.selected(c); j >= 0 {
-			if v := scoreOrNaN(g.stats[j].Score(c)); finite(v) {
+		if j := g.chosen; j >= 0 {
+			if v := g.score(c, j); finite(v) {
 				sel = math.Min(sel, v)
 			}
 		}
@@ -118,16 +158,18 @@ func focusRange(c kpls.Criterion, groups []widthGroup) (lo, hi float64, cut bool
 	return lo, hi, false
 }
 
-// CriterionVersusM writes the criterion (gmdl, aic or bic) against the
-// number of components m, one line per kernel width of the selection
-// table, with each width's selected m (first local minimum) ringed and the
-// overall choice named in the title. Rows may come in any order; NaN
-// scores are gaps. Scores far below every selected minimum (typically
+// CriterionVersusM writes the criterion of a selection (sel.Criterion:
+// RMSECV for cv, else GCV, AIC, BIC or gMDL) against the number of
+// components m, one line per grid point of sel.Table (each RBF width, and
+// the linear kernel), with each grid point's choice (sel.Choices) ringed
+// and the winner (sel.Best) named in the title: the marks are kpls.Select's
+// own choices, not recomputed here. Rows may come in any order; NaN
+// scores are gaps. Scores far below every chosen minimum (typically
 // interpolating fits whose DoF is clipped at n − 1, or fits close to the
 // Krylov breakdown) run off the bottom of the axis, which the title then
 // says. The image is 7.5 × 4.5 in with the legend on the right.
-func CriterionVersusM(path, criterion string, rows []kpls.SelectionRow) error {
-	crit, groups, err := groupRows(criterion, rows)
+func CriterionVersusM(path string, sel *kpls.Selection) error {
+	crit, groups, best, err := groupRows(sel)
 	if err != nil {
 		return err
 	}
@@ -136,8 +178,9 @@ func CriterionVersusM(path, criterion string, rows []kpls.SelectionRow) error {
 	}
 	name := critName(crit)
 	title := name + " against components"
-	if gi, si, ok := best(crit, groups); ok {
-		title += fmt.Sprintf(": best width %s, m = %d", fmtWidth(groups[gi].width), groups[gi].stats[si].M)
+	if best >= 0 {
+		g := groups[best]
+		title += fmt.Sprintf(": best %s, m = %d", g.label(), g.rows[g.chosen].M)
 	}
 	lo, hi, cut := focusRange(crit, groups)
 	if cut {
@@ -149,19 +192,19 @@ func CriterionVersusM(path, criterion string, rows []kpls.SelectionRow) error {
 	var chosen plotter.XYs
 	var entries []legendEntry
 	for i, g := range groups {
-		x := make([]float64, len(g.stats))
-		y := make([]float64, len(g.stats))
-		for j, s := range g.stats {
-			x[j], y[j] = float64(s.M), scoreOrNaN(s.Score(crit))
+		x := make([]float64, len(g.rows))
+		y := make([]float64, len(g.rows))
+		for j, r := range g.rows {
+			x[j], y[j] = float64(r.M), g.score(crit, j)
 		}
-		label := "width " + fmtWidth(g.width)
+		label := g.label()
 		if !hasFinite(y) {
 			label += " (not reliable)"
 		}
 		e, ok := addSeriesAbove(p, label, i, x, y, lo)
 		entries = append(entries, e)
 		drawn = drawn || ok
-		if j := g.selected(crit); j >= 0 && finite(y[j]) {
+		if j := g.chosen; j >= 0 && finite(y[j]) {
 			chosen = append(chosen, plotter.XY{X: x[j], Y: y[j]})
 		}
 	}
@@ -212,18 +255,18 @@ func (t labelTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// CriterionHeatmap writes the criterion (gmdl, aic or bic) over the grid
-// of widths (rows, in the order of the table) × components m (columns) as
-// a heat map (plotter.HeatMap, Kindlmann palette: darker is lower, i.e.
-// better) with a colour bar. Each width's selected m (first local minimum)
-// is ringed in cyan, the overall choice marked with a large yellow cross
-// and named in the legend below the map; cells with no reliable value (or
-// not fitted) are grey. Scores far below every selected minimum (see
-// CriterionVersusM) are drawn orange, outside the colour
-// scale, so that they do not flatten the region around the minimum. The
-// image is 7 in wide and 4.5 in high plus the legend.
-func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
-	crit, groups, err := groupRows(criterion, rows)
+// CriterionHeatmap writes the criterion of a selection (as
+// CriterionVersusM) over its grid points (rows, in the order of the table)
+// × components m (columns) as a heat map (plotter.HeatMap, Kindlmann
+// palette: darker is lower, i.e. better) with a colour bar. Each grid
+// point's choice (sel.Choices) is ringed in cyan, the winner (sel.Best)
+// marked with a large yellow cross and named in the legend below the map;
+// cells with no reliable value (or not fitted) are grey. Scores far below
+// every chosen minimum (see CriterionVersusM) are drawn orange, outside
+// the colour scale, so that they do not flatten the region around the
+// minimum. The image is 7 in wide and 4.5 in high plus the legend.
+func CriterionHeatmap(path string, sel *kpls.Selection) error {
+	crit, groups, best, err := groupRows(sel)
 	if err != nil {
 		return err
 	}
@@ -232,7 +275,7 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 	}
 	maxM := 0
 	for _, g := range groups {
-		maxM = max(maxM, g.stats[len(g.stats)-1].M)
+		maxM = max(maxM, g.rows[len(g.rows)-1].M)
 	}
 	grid := heatGrid{cols: maxM + 1, rows: len(groups), z: make([][]float64, len(groups))}
 	var all []float64
@@ -241,9 +284,9 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 		for c := range grid.z[r] {
 			grid.z[r][c] = math.NaN()
 		}
-		for _, s := range g.stats {
-			v := scoreOrNaN(s.Score(crit))
-			grid.z[r][s.M] = v
+		for i, row := range g.rows {
+			v := g.score(crit, i)
+			grid.z[r][row.M] = v
 			if finite(v) {
 				all = append(all, v)
 			}
@@ -270,7 +313,7 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 
 	labels := make([]string, len(groups))
 	for i, g := range groups {
-		labels[i] = fmtWidth(g.width)
+		labels[i] = g.tick()
 	}
 	p := newPlot(title, "components m", "kernel width")
 	// Twice: the second pass covers the anti-aliased seams between cells.
@@ -285,8 +328,8 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 	var entries []legendEntry
 	var chosen plotter.XYs
 	for r, g := range groups {
-		if j := g.selected(crit); j >= 0 {
-			chosen = append(chosen, plotter.XY{X: float64(g.stats[j].M), Y: float64(r)})
+		if j := g.chosen; j >= 0 {
+			chosen = append(chosen, plotter.XY{X: float64(g.rows[j].M), Y: float64(r)})
 		}
 	}
 	if len(chosen) > 0 {
@@ -296,12 +339,13 @@ func CriterionHeatmap(path, criterion string, rows []kpls.SelectionRow) error {
 			entries = append(entries, legendEntry{label: "selected m of each width", thumbs: []plot.Thumbnailer{sc}})
 		}
 	}
-	if gi, si, ok := best(crit, groups); ok {
-		m := groups[gi].stats[si].M
-		if sc, err := plotter.NewScatter(plotter.XYs{{X: float64(m), Y: float64(gi)}}); err == nil {
+	if best >= 0 {
+		g := groups[best]
+		b := g.rows[g.chosen]
+		if sc, err := plotter.NewScatter(plotter.XYs{{X: float64(b.M), Y: float64(best)}}); err == nil {
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 255, G: 225, B: 0, A: 255}, Radius: vg.Points(8), Shape: draw.CrossGlyph{}}
 			p.Add(sc)
-			entries = append(entries, legendEntry{label: fmt.Sprintf("best: width %s, m = %d (%s %.4g)", fmtWidth(groups[gi].width), m, name, groups[gi].stats[si].Score(crit)), thumbs: []plot.Thumbnailer{sc}})
+			entries = append(entries, legendEntry{label: fmt.Sprintf("best: %s, m = %d (%s %.4g)", g.label(), b.M, name, b.Score(crit)), thumbs: []plot.Thumbnailer{sc}})
 		}
 	}
 	entries = append(entries, legendEntry{label: "not fitted or not reliable", thumbs: []plot.Thumbnailer{colorBox{hm.NaN}}})

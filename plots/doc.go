@@ -1,7 +1,10 @@
 // Package plots draws the figures of Krämer, Sugiyama and Braun, "Lanczos
 // Approximations for the Speedup of Kernel Partial Least Squares
-// Regression" (AISTATS 2009) from fits of package kpls, with
-// gonum.org/v1/plot.
+// Regression" (AISTATS 2009) and of the project's experiments, with
+// gonum.org/v1/plot. It only draws: it takes data (kpls.Stats series,
+// selections, bands, timings) and computes none; the experiments that
+// produce them live in lab/ (lab/paper for the paper's figures), and
+// plots imports none of them.
 //
 // Every function takes data, never file names of data, and writes one
 // image whose format follows the file extension: .png, .svg or .pdf.
@@ -21,10 +24,6 @@
 //     Figure 3).
 //   - ObservedVsPredicted: predictions against observations with the
 //     identity line.
-//
-// PaperFigures recomputes the paper's simulations and writes all of these
-// into a directory. The images in the repository's docs/ directory come
-// from it:
-//
-//	KPLS_WRITE_DOCS=1 go test ./plots -run TestWriteDocs
+//   - RuntimeVersusN: fit time against n on log–log axes (the paper's
+//     runtime comparison, lab/runtimebed).
 package plots

@@ -194,8 +194,11 @@ func DoFAndCriterionVersusM(path, criterion string, panels []DoFPanel) error {
 
 // critName is the criterion as the paper writes it.
 func critName(c kpls.Criterion) string {
-	if c == kpls.GMDL {
+	switch c {
+	case kpls.GMDL:
 		return "gMDL"
+	case kpls.CV:
+		return "RMSECV"
 	}
 	return strings.ToUpper(string(c))
 }

@@ -13,10 +13,25 @@ import (
 	"github.com/kpls-go/kpls/plots"
 )
 
+// figure3Like returns 40 points shaped like the paper's Figure 3 sample:
+// two clusters around −2 and 3, y = (x−1)(x+2)(x−1.5)·exp(−x²/10) plus a
+// deterministic wiggle. (lab/sim draws the paper's own sample.)
+func figure3Like() (x, y []float64) {
+	for i := range 40 {
+		v := -2 + 1.5*math.Sin(float64(i))
+		if i%2 == 1 {
+			v += 5
+		}
+		x = append(x, v)
+		y = append(y, (v-1)*(v+2)*(v-1.5)*math.Exp(-v*v/10)+math.Cos(7*float64(i)))
+	}
+	return x, y
+}
+
 // Degrees of freedom against m for two widths, exact and Lanczos.
 func ExampleDoFVersusM() {
 	ctx := context.Background()
-	x, y := plots.Figure3Data(40, 1)
+	x, y := figure3Like()
 	var panels []plots.DoFPanel
 	for _, w := range []float64{0.1, 1} {
 		panel := plots.DoFPanel{Width: w}
@@ -38,7 +53,7 @@ func ExampleDoFVersusM() {
 // A fit with its 98 % confidence band, as in the paper's Figure 3.
 func ExampleBand1D() {
 	ctx := context.Background()
-	x, y := plots.Figure3Data(40, 1)
+	x, y := figure3Like()
 	m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
 		kpls.Options{Kernel: kpls.RBF{Width: 1}, Components: 9, RawFeatures: true})
 	if err != nil {

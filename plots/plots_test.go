@@ -122,16 +122,22 @@ func TestDoFVersusMGaps(t *testing.T) {
 	checkPNG(t, p, 0, 0)
 }
 
-func selection(t *testing.T) *kpls.Selection {
+// selection selects over four widths (and, with linear, the linear
+// kernel) by criterion c.
+func selection(t *testing.T, c kpls.Criterion, linear bool) *kpls.Selection {
 	t.Helper()
 	x := make([]float64, 80)
 	y := make([]float64, 80)
 	for i := range x {
 		x[i] = -3 + 6*float64(i)/79
-		y[i] = Figure3Truth(x[i]) + 0.3*math.Cos(11*float64(i))
+		y[i] = (x[i]-1)*(x[i]+2)*(x[i]-1.5)*math.Exp(-x[i]*x[i]/10) + 0.3*math.Cos(11*float64(i))
+	}
+	kernels := []kpls.Kernel{kpls.RBF{}}
+	if linear {
+		kernels = append(kernels, kpls.Linear{})
 	}
 	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
-		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: kpls.GMDL, MaxComponents: 12},
+		kpls.SelectOptions{Kernels: kernels, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: c, MaxComponents: 12},
 		kpls.Options{Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
@@ -140,37 +146,67 @@ func selection(t *testing.T) *kpls.Selection {
 }
 
 func TestCriterionPlots(t *testing.T) {
-	sel := selection(t)
 	dir := t.TempDir()
-	for _, crit := range []string{"gmdl", "AIC", "bic"} {
-		p := filepath.Join(dir, crit+"_lines.png")
-		if err := CriterionVersusM(p, crit, sel.Table); err != nil {
+	for _, c := range []struct {
+		crit   kpls.Criterion
+		linear bool
+	}{{kpls.GMDL, false}, {kpls.AIC, false}, {kpls.BIC, true}, {kpls.CV, true}} {
+		sel := selection(t, c.crit, c.linear)
+		p := filepath.Join(dir, string(c.crit)+"_lines.png")
+		if err := CriterionVersusM(p, sel); err != nil {
 			t.Fatal(err)
 		}
 		checkPNG(t, p, px(7.5), px(4.5))
-		h := filepath.Join(dir, crit+"_heat.png")
-		if err := CriterionHeatmap(h, crit, sel.Table); err != nil {
+		h := filepath.Join(dir, string(c.crit)+"_heat.png")
+		if err := CriterionHeatmap(h, sel); err != nil {
 			t.Fatal(err)
 		}
 		checkPNG(t, h, px(7), 0)
 	}
 	s := filepath.Join(dir, "heat.svg")
-	if err := CriterionHeatmap(s, "gmdl", sel.Table); err != nil {
+	if err := CriterionHeatmap(s, selection(t, kpls.GMDL, false)); err != nil {
 		t.Fatal(err)
 	}
 	checkSVG(t, s)
 }
 
-func TestBest(t *testing.T) {
-	// best must agree with kpls.Select's own choice.
-	sel := selection(t)
-	crit, groups, err := groupRows("gmdl", sel.Table)
+// The marks are kpls.Select's choices: every grid point's ring sits on
+// its Selection.Choices row and the cross on Selection.Best, also when
+// a choice is not the criterion's first local minimum (plots computes
+// none of its own).
+func TestMarksAreTheSelections(t *testing.T) {
+	sel := selection(t, kpls.BIC, true)
+	crit, groups, best, err := groupRows(sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gi, si, ok := best(crit, groups)
-	if !ok || groups[gi].width != sel.Best.Width() || groups[gi].stats[si].M != sel.Best.M {
-		t.Errorf("best = width %g m %d, Select chose width %g m %d", groups[gi].width, groups[gi].stats[si].M, sel.Best.Width(), sel.Best.M)
+	if crit != kpls.BIC || len(groups) != 5 || groups[4].label() != "linear" {
+		t.Fatalf("criterion %s, %d groups", crit, len(groups))
+	}
+	marked := 0
+	for _, c := range sel.Choices {
+		for _, g := range groups {
+			if g.kernel == c.Kernel.Name() && g.width == c.Width() {
+				if g.chosen < 0 || g.rows[g.chosen].M != c.M {
+					t.Errorf("%s: ring at %d, Select chose m = %d", g.label(), g.chosen, c.M)
+				}
+				marked++
+			}
+		}
+	}
+	if marked == 0 || marked != len(sel.Choices) {
+		t.Fatalf("%d of %d choices marked", marked, len(sel.Choices))
+	}
+	if b := groups[best]; best < 0 || b.kernel != sel.Best.Kernel.Name() || b.width != sel.Best.Width() || b.rows[b.chosen].M != sel.Best.M {
+		t.Errorf("cross at group %d, Select's best is %s %g m = %d", best, sel.Best.Kernel.Name(), sel.Best.Width(), sel.Best.M)
+	}
+	// A choice moved by hand moves the ring: the choice is read, not
+	// recomputed.
+	moved := *sel
+	moved.Choices = append([]kpls.SelectionRow(nil), sel.Choices...)
+	moved.Choices[0] = sel.Table[0] // m = 0 of the first grid point
+	if _, groups, _, err := groupRows(&moved); err != nil || groups[0].chosen != 0 {
+		t.Errorf("moved choice: ring at %d, %v", groups[0].chosen, err)
 	}
 }
 
@@ -242,6 +278,9 @@ func TestBadInputs(t *testing.T) {
 	good := []kpls.Stats{{M: 0, DoF: 1}, {M: 1, DoF: 2}}
 	band := []kpls.Band{{Yhat: 0}, {Yhat: 1}}
 	rows := []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 0, GMDL: 3}}, {Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 1, GMDL: 2}}}
+	table := func(c kpls.Criterion, rows ...kpls.SelectionRow) *kpls.Selection {
+		return &kpls.Selection{Criterion: c, Table: rows}
+	}
 	cases := []struct {
 		name string
 		err  error
@@ -255,16 +294,23 @@ func TestBadInputs(t *testing.T) {
 		}},
 		{"no extension", ErrFormat, func() error { return ObservedVsPredicted(filepath.Join(dir, "x"), []float64{1}, []float64{1}) }},
 		{"bad criterion", ErrInput, func() error { return DoFAndCriterionVersusM(p, "loo", []DoFPanel{{Series: []Series{{"a", good}}}}) }},
-		{"empty table", ErrInput, func() error { return CriterionVersusM(p, "gmdl", nil) }},
-		{"empty table heat", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", nil) }},
-		{"duplicate m", ErrInput, func() error { return CriterionHeatmap(p, "gmdl", append(rows, rows[0])) }},
+		{"no selection", ErrInput, func() error { return CriterionVersusM(p, nil) }},
+		{"empty table", ErrInput, func() error { return CriterionVersusM(p, table(kpls.GMDL)) }},
+		{"empty table heat", ErrInput, func() error { return CriterionHeatmap(p, table(kpls.GMDL)) }},
+		{"duplicate m", ErrInput, func() error { return CriterionHeatmap(p, table(kpls.GMDL, append(rows, rows[0])...)) }},
 		{"negative m", ErrInput, func() error {
-			return CriterionVersusM(p, "gmdl", []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: -1}}})
+			return CriterionVersusM(p, table(kpls.GMDL, kpls.SelectionRow{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: -1}}))
 		}},
 		{"NaN width", ErrInput, func() error {
-			return CriterionHeatmap(p, "gmdl", []kpls.SelectionRow{{Kernel: kpls.RBF{Width: math.NaN()}}})
+			return CriterionHeatmap(p, table(kpls.GMDL, kpls.SelectionRow{Kernel: kpls.RBF{Width: math.NaN()}}))
 		}},
-		{"bad criterion heat", ErrInput, func() error { return CriterionHeatmap(p, "r2", rows) }},
+		{"bad criterion heat", ErrInput, func() error { return CriterionHeatmap(p, table("r2", rows...)) }},
+		{"no criterion", ErrInput, func() error { return CriterionHeatmap(p, table("", rows...)) }},
+		{"choice not in table", ErrInput, func() error {
+			s := table(kpls.GMDL, rows...)
+			s.Choices = []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 5}}}
+			return CriterionVersusM(p, s)
+		}},
 		{"train lengths", ErrInput, func() error { return Band1D(p, []float64{1, 2}, []float64{1}, []float64{0, 1}, band, nil, "") }},
 		{"grid lengths", ErrInput, func() error { return Band1D(p, nil, nil, []float64{0, 1, 2}, band, nil, "") }},
 		{"empty grid", ErrInput, func() error { return Band1D(p, nil, nil, nil, nil, nil, "") }},
@@ -297,68 +343,11 @@ func TestIntTicks(t *testing.T) {
 	}
 }
 
-func TestFigure3Data(t *testing.T) {
-	x1, y1 := Figure3Data(40, 1)
-	x2, y2 := Figure3Data(40, 1)
-	for i := range x1 {
-		if x1[i] != x2[i] || y1[i] != y2[i] {
-			t.Fatal("equal seeds gave different data")
-		}
+// linspace returns n points evenly spaced from a to b.
+func linspace(a, b float64, n int) []float64 {
+	g := make([]float64, n)
+	for i := range g {
+		g[i] = a + (b-a)*float64(i)/float64(n-1)
 	}
-	if got := Figure3Truth(1); got != 0 {
-		t.Errorf("f(1) = %g", got)
-	}
-	if got, want := Figure3Truth(0), 3.0; math.Abs(got-want) > 1e-15 {
-		t.Errorf("f(0) = %g, want %g", got, want)
-	}
-}
-
-func TestPaperFigures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits every figure of the paper")
-	}
-	dir := t.TempDir()
-	files, err := PaperFigures(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != 9 {
-		t.Errorf("%d files: %v", len(files), files)
-	}
-	for _, f := range files {
-		switch filepath.Ext(f) {
-		case ".png":
-			checkPNG(t, f, 0, 0)
-		case ".svg":
-			checkSVG(t, f)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := PaperFigures(ctx, t.TempDir()); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
-}
-
-// TestWriteDocs regenerates the images in docs/:
-//
-//	KPLS_WRITE_DOCS=1 go test ./plots -run TestWriteDocs
-func TestWriteDocs(t *testing.T) {
-	if os.Getenv("KPLS_WRITE_DOCS") != "1" {
-		t.Skip("set KPLS_WRITE_DOCS=1 to regenerate docs/")
-	}
-	files, err := PaperFigures(context.Background(), filepath.Join("..", "docs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() > 300<<10 {
-			t.Errorf("%s is %d KB (> 300 KB)", f, fi.Size()>>10)
-		}
-		t.Log(f, fi.Size()>>10, "KB")
-	}
+	return g
 }

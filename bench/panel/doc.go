@@ -23,7 +23,7 @@
 //	friedman1.csv    2000×10  sim.Friedman1, noise sd 1
 //	friedman2.csv    2000×4   sim.Friedman2, noise sd 125
 //	friedman3.csv    2000×4   sim.Friedman3, noise sd 0.1
-//	sinc.csv         2000×1   sim.Sinc (demodata's generator), noise sd 0.1
+//	sinc.csv         2000×1   sim.Sinc (the paper's, as in kpls demo), noise sd 0.1
 //
 // The protein sub-samples keep the rows in file order and their values
 // as written in protein.csv (fields are moved, not re-formatted); the

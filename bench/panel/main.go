@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kpls-go/kpls/bench/panel/sim"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // options are the flags of `panel gen`.

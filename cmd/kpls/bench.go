@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,9 +14,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/demodata"
-	"github.com/kpls-go/kpls/internal/runtimebed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/runtimebed"
+	"github.com/kpls-go/kpls/plots"
 )
 
 // benchJSON is the document of `kpls bench --json`.
@@ -132,33 +132,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return writeBenchTable(e, ps, exps)
 }
 
-// exponents fits time ∝ n^b per backend and method over n ≥ 1000 (all
-// sizes when fewer than two reach 1000): below that, fixed costs hide the
-// asymptotic order.
+// exponents are runtimebed's slopes, as the JSON document reports them.
 func exponents(ps []runtimebed.Point) []exponentJSON {
-	type key struct {
-		b string
-		m kpls.DoFMethod
-	}
-	seen := map[key][]int{}
-	var keys []key
-	for _, p := range ps {
-		k := key{p.Backend, p.Method}
-		if _, ok := seen[k]; !ok {
-			keys = append(keys, k)
-		}
-		seen[k] = append(seen[k], p.N)
-	}
 	var out []exponentJSON
-	for _, k := range keys {
-		ns := seen[k]
-		sort.Ints(ns)
-		lo := 1000
-		if big := sort.SearchInts(ns, lo); len(ns)-big < 2 {
-			lo = ns[0]
-		}
-		hi := ns[len(ns)-1]
-		out = append(out, exponentJSON{Backend: k.b, DoF: k.m, NMin: lo, NMax: hi, Exponent: num(runtimebed.Exponent(ps, k.b, k.m, lo, hi))})
+	for _, s := range runtimebed.Slopes(ps) {
+		out = append(out, exponentJSON{Backend: s.Backend, DoF: s.Method, NMin: s.NMin, NMax: s.NMax, Exponent: num(s.Exponent)})
 	}
 	return out
 }
@@ -207,7 +185,7 @@ func writeBenchFiles(dir string, ps []runtimebed.Point) error {
 		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		if err := runtimebed.Plot(filepath.Join(dir, "runtime"+ext), ps); err != nil {
+		if err := plots.RuntimeVersusN(filepath.Join(dir, "runtime"+ext), runtimebed.Series(ps)); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
 )
 
 // stdin is what --data - reads; tests replace it.

@@ -13,8 +13,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Demo settings: the paper's choices where it makes them.
@@ -230,23 +231,16 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 	return t
 }
 
-// widthSummary writes one line per width: its valid components and the
-// criterion's choice.
+// widthSummary writes one line per width with a choice: its valid
+// components and the row kpls.Select chose there (Selection.Choices).
 func widthSummary(w io.Writer, sel *kpls.Selection) {
-	chosen := map[float64]int{}
-	for _, c := range sel.Choices {
-		chosen[c.Width()] = c.M
+	valid := map[float64]int{}
+	for _, r := range sel.Table {
+		valid[r.Width()] = max(valid[r.Width()], r.M)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "width\tvalid m\tchosen m\t%s\tRSS\tDoF\tsigma\t\n", sel.Criterion)
-	valid := map[float64]int{}
-	for _, r := range sel.Table {
-		valid[r.Width()] = r.M
-	}
-	for _, r := range sel.Table {
-		if r.M != chosen[r.Width()] {
-			continue
-		}
+	for _, r := range sel.Choices {
 		mark := ""
 		if r.Width() == sel.Best.Width() {
 			mark = " <= best"
@@ -259,8 +253,8 @@ func widthSummary(w io.Writer, sel *kpls.Selection) {
 // demoSinc runs the paper's simulation: selection over widths, then the
 // three DoF methods side by side for the chosen width, and the band.
 func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backend blas.Float64, prog *progress) error {
-	xs, ys := demodata.Sinc(demoSincN, seed)
-	x := mat.NewDense(demoSincN, 1, xs)
+	sd := sim.Sinc(demoSincN, seed)
+	x, ys := sd.Matrix(), sd.Y
 	base := kpls.Options{Components: demoComponents, Lanczos: demoLanczos, RawFeatures: true, Seed: seed,
 		FeatureNames: []string{"x"}, TargetName: "y", Backend: backend, Progress: prog.callback()}
 	o := base

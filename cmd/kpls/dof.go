@@ -10,10 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/dataset"
-	"github.com/kpls-go/kpls/internal/demodata"
-	"github.com/kpls-go/kpls/internal/dofbed"
+	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/dofbed"
 	"github.com/kpls-go/kpls/plots"
 )
 

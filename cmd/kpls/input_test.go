@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
 )
 
 // readPredictionAll reads every column of a prediction file.

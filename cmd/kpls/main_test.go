@@ -13,7 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
 )
 

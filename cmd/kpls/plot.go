@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kpls-go/kpls/plots"
+	"github.com/kpls-go/kpls/lab/paper"
 )
 
 func runPlot(ctx context.Context, e *env, args []string) error {
@@ -17,7 +17,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	files, err := plots.PaperFigures(ctx, *out)
+	files, err := paper.Figures(ctx, *out)
 	for _, f := range files {
 		fmt.Fprintln(e.stdout, f)
 	}

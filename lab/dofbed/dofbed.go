@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Case is one data set and kernel to compare the estimators on.
@@ -166,36 +167,6 @@ func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress
 	return out, nil
 }
 
-// Sinc is the paper's simulation (x ~ U(−π,π), y = sin(x)/x + N(0, 0.1²)).
-func Sinc(n int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := mat.NewDense(n, 1, nil)
-	y := make([]float64, n)
-	for i := range y {
-		v := (2*rng.Float64() - 1) * math.Pi
-		x.Set(i, 0, v)
-		y[i] = math.Sin(v)/v + 0.1*rng.NormFloat64()
-	}
-	return x, y
-}
-
-// Uniform is a flat-spectrum case: d-dimensional uniform inputs,
-// y = Σ sin(3x_j) + N(0, 0.3²).
-func Uniform(n, d int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range y {
-		for j := 0; j < d; j++ {
-			v := rng.Float64()
-			x.Set(i, j, v)
-			y[i] += math.Sin(3 * v)
-		}
-		y[i] += 0.3 * rng.NormFloat64()
-	}
-	return x, y
-}
-
 // Subsample returns n rows of (x, y) chosen with a seeded permutation.
 func Subsample(x *mat.Dense, y []float64, n int, seed uint64) (*mat.Dense, []float64) {
 	rows, d := x.Dims()
@@ -208,37 +179,6 @@ func Subsample(x *mat.Dense, y []float64, n int, seed uint64) (*mat.Dense, []flo
 		sy[i] = y[p]
 	}
 	return sx, sy
-}
-
-// ScaledData has d unstandardised features of very different scales
-// (standard deviations 10^0 … 10^(d−1)) and y = sin(x_1) + N(0, 0.1²): an
-// RBF kernel on them is close to the identity.
-func ScaledData(n, d int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 17))
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range y {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(j)))
-		}
-		y[i] = math.Sin(x.At(i, 0)) + 0.1*rng.NormFloat64()
-	}
-	return x, y
-}
-
-// WideData has d ≫ n standard normal features, two of them informative:
-// y = x_1 + sin(x_2) + N(0, 0.3²).
-func WideData(n, d int, seed uint64) (*mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(seed, 19))
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range y {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-		y[i] = x.At(i, 0) + math.Sin(x.At(i, 1)) + 0.3*rng.NormFloat64()
-	}
-	return x, y
 }
 
 // FirstRows returns the first n rows of (x, y).
@@ -260,9 +200,11 @@ func RegimeCases(kinX *mat.Dense, kinY []float64, nKin int) []Case {
 		x, y := FirstRows(kinX, kinY, 300)
 		cs = append(cs, Case{Name: "near-identity kin8nm n=300 w=0.05", Regime: "near-identity", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 0.05}}})
 	}
-	px, py := ScaledData(300, 6, 5)
+	p := sim.ScaledFeatures(300, 6, 5)
+	px, py := p.Matrix(), p.Y
 	cs = append(cs, Case{Name: "near-identity raw-scales n=300 w=4.5", Regime: "near-identity", X: px, Y: py, Opts: kpls.Options{Kernel: kpls.RBF{Width: 4.5}, RawFeatures: true}})
-	sx, sy := Sinc(400, 3)
+	s := sim.Sinc(400, 3)
+	sx, sy := s.Matrix(), s.Y
 	for _, w := range []float64{0.01, 1} {
 		cs = append(cs, Case{Name: fmt.Sprintf("one-feature sinc n=400 w=%g", w), Regime: "one feature", X: sx, Y: sy, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}, RawFeatures: true}})
 	}
@@ -272,11 +214,13 @@ func RegimeCases(kinX *mat.Dense, kinY []float64, nKin int) []Case {
 			Case{Name: fmt.Sprintf("slow-decay kin8nm n=%d w=1", nKin), Regime: "slow decay", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 1}}},
 			Case{Name: fmt.Sprintf("fast-decay kin8nm n=%d w=16", nKin), Regime: "fast decay", X: x, Y: y, Opts: kpls.Options{Kernel: kpls.RBF{Width: 16}}})
 	}
-	wx, wy := WideData(200, 400, 3)
+	wd := sim.Wide(200, 400, 3)
+	wx, wy := wd.Matrix(), wd.Y
 	cs = append(cs,
 		Case{Name: "wide d=400 n=200 w=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 200}}},
 		Case{Name: "wide-linear d=400 n=200", Regime: "wide", X: wx, Y: wy, Opts: kpls.Options{Kernel: kpls.Linear{}}})
-	ux, uy := Uniform(50, 3, 21)
+	u := sim.Uniform(50, 3, 21)
+	ux, uy := u.Matrix(), u.Y
 	cs = append(cs, Case{Name: "small uniform3 n=50 w=2", Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 2}}})
 	return cs
 }
@@ -286,7 +230,8 @@ func RegimeCases(kinX *mat.Dense, kinY []float64, nKin int) []Case {
 // widths 0.5…8, when kin8nm is given; 8-D uniform data with a narrow
 // width; and RegimeCases (with kin8nm's first n rows).
 func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
-	sx, sy := Sinc(100, 1)
+	s := sim.Sinc(100, 1)
+	sx, sy := s.Matrix(), s.Y
 	var cs []Case
 	for _, w := range []float64{0.01, 0.1, 1} {
 		reg := "fast decay"
@@ -305,7 +250,8 @@ func StandardCases(kinX *mat.Dense, kinY []float64, n int) []Case {
 			cs = append(cs, Case{Name: fmt.Sprintf("kin8nm n=%d w=%g", len(ky), w), Regime: reg, X: kx, Y: ky, Opts: kpls.Options{Kernel: kpls.RBF{Width: w}}})
 		}
 	}
-	ux, uy := Uniform(n, 8, 1)
+	u := sim.Uniform(n, 8, 1)
+	ux, uy := u.Matrix(), u.Y
 	cs = append(cs, Case{Name: fmt.Sprintf("uniform8 n=%d w=0.5", n), Regime: "slow decay", X: ux, Y: uy, Opts: kpls.Options{Kernel: kpls.RBF{Width: 0.5}}})
 	return append(cs, RegimeCases(kinX, kinY, n)...)
 }

@@ -103,15 +103,3 @@ func TestNoiseLevel(t *testing.T) {
 		}
 	}
 }
-
-func TestSincIsDemodata(t *testing.T) {
-	s := Sinc(200, 3)
-	if s.D != 1 || s.N != 200 || len(s.X) != 200 || s.Names[1] != "y" {
-		t.Fatalf("Sinc shape N=%d D=%d names=%q", s.N, s.D, s.Names)
-	}
-	for i, x := range s.X {
-		if math.Abs(x) > math.Pi || math.Abs(s.Y[i]-math.Sin(x)/x) > 0.6 {
-			t.Fatalf("point %d: x = %g, y = %g", i, x, s.Y[i])
-		}
-	}
-}

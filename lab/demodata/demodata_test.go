@@ -27,25 +27,3 @@ func TestKin8nmShape(t *testing.T) {
 		t.Error("Kin8nm returns shared storage")
 	}
 }
-
-func TestSinc(t *testing.T) {
-	x, y := Sinc(100, 1)
-	x2, y2 := Sinc(100, 1)
-	var sse float64
-	for i := range x {
-		if x[i] != x2[i] || y[i] != y2[i] {
-			t.Fatal("same seed, different data")
-		}
-		if math.Abs(x[i]) > math.Pi {
-			t.Fatalf("x[%d] = %g outside (−π, π)", i, x[i])
-		}
-		r := y[i] - math.Sin(x[i])/x[i]
-		sse += r * r
-	}
-	if sd := math.Sqrt(sse / 100); sd < 0.07 || sd > 0.13 {
-		t.Errorf("noise sd %.3f, want about 0.1", sd)
-	}
-	if x3, _ := Sinc(100, 2); x3[0] == x[0] {
-		t.Error("different seeds, same data")
-	}
-}

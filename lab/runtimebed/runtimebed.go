@@ -12,14 +12,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/dofbed"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/dofbed"
+	"github.com/kpls-go/kpls/plots"
 )
 
 // Point is the median time of one fit (kernel, NIPALS and DoF) at size N.
@@ -131,48 +128,59 @@ func WriteCSV(w io.Writer, ps []Point) error {
 	return cw.Error()
 }
 
-// Plot draws time against n on log–log axes, one line per backend and
-// method, to a PNG or SVG file (by extension).
-func Plot(path string, ps []Point) error {
-	p := plot.New()
-	p.Title.Text = "KPLS fit time: exact versus approximate degrees of freedom"
-	p.X.Label.Text = "n (training points)"
-	p.Y.Label.Text = "seconds"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
+// Slope is the fitted exponent b of time ∝ n^b for one backend and
+// method over NMin ≤ n ≤ NMax.
+type Slope struct {
+	Backend    string
+	Method     kpls.DoFMethod
+	NMin, NMax int
+	Exponent   float64
+}
+
+// Slopes fits time ∝ n^b per backend and method, in order of first
+// appearance, over n ≥ 1000 (all sizes when fewer than two reach 1000):
+// below that, fixed costs hide the asymptotic order.
+func Slopes(ps []Point) []Slope {
 	type key struct {
 		b string
 		m kpls.DoFMethod
 	}
-	series := map[key]plotter.XYs{}
+	seen := map[key][]int{}
 	var keys []key
-	for _, pt := range ps {
-		k := key{pt.Backend, pt.Method}
-		if _, ok := series[k]; !ok {
+	for _, p := range ps {
+		k := key{p.Backend, p.Method}
+		if _, ok := seen[k]; !ok {
 			keys = append(keys, k)
 		}
-		series[k] = append(series[k], plotter.XY{X: float64(pt.N), Y: math.Max(pt.Seconds, 1e-6)})
+		seen[k] = append(seen[k], p.N)
 	}
-	if len(keys) == 0 {
-		return fmt.Errorf("runtimebed: nothing to plot")
-	}
-	for i, k := range keys {
-		l, s, err := plotter.NewLinePoints(series[k])
-		if err != nil {
-			return err
+	var out []Slope
+	for _, k := range keys {
+		ns := seen[k]
+		sort.Ints(ns)
+		lo := 1000
+		if big := sort.SearchInts(ns, lo); len(ns)-big < 2 {
+			lo = ns[0]
 		}
-		l.Color = plotutil.Color(i)
-		s.Color = plotutil.Color(i)
-		s.Shape = plotutil.Shape(i)
-		p.Add(l, s)
-		// The slope over n ≥ 1000 where there are two such sizes: below
-		// that, fixed costs hide the asymptotic order.
-		slope := Exponent(ps, k.b, k.m, 1000, math.MaxInt)
-		if math.IsNaN(slope) {
-			slope = Exponent(ps, k.b, k.m, 0, math.MaxInt)
-		}
-		p.Legend.Add(fmt.Sprintf("%s, %s (slope %.2f)", k.m, k.b, slope), l, s)
+		hi := ns[len(ns)-1]
+		out = append(out, Slope{Backend: k.b, Method: k.m, NMin: lo, NMax: hi, Exponent: Exponent(ps, k.b, k.m, lo, hi)})
 	}
-	return p.Save(16*vg.Centimeter, 11*vg.Centimeter, path)
+	return out
+}
+
+// Series returns the points as plots.RuntimeVersusN draws them: one line
+// per backend and method, labelled with its slope.
+func Series(ps []Point) []plots.TimeSeries {
+	var out []plots.TimeSeries
+	for _, sl := range Slopes(ps) {
+		s := plots.TimeSeries{Label: fmt.Sprintf("%s, %s (slope %.2f)", sl.Method, sl.Backend, sl.Exponent)}
+		for _, p := range ps {
+			if p.Backend == sl.Backend && p.Method == sl.Method {
+				s.N = append(s.N, p.N)
+				s.Seconds = append(s.Seconds, p.Seconds)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,24 +75,4 @@ func parse(b []byte) (table, error) {
 		t.n++
 	}
 	return t, nil
-}
-
-// Sinc returns n points of the paper's simulation: x ~ U(−π, π) and
-// y = sin(x)/x + ε with ε ~ N(0, 0.1²), drawn from a PCG generator seeded
-// with seed, so equal seeds give equal data.
-func Sinc(n int, seed uint64) (x, y []float64) {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed_51c0))
-	x = make([]float64, n)
-	y = make([]float64, n)
-	for i := range x {
-		x[i] = math.Pi * (2*rng.Float64() - 1)
-	}
-	for i, v := range x {
-		f := 1.0
-		if v != 0 {
-			f = math.Sin(v) / v
-		}
-		y[i] = f + 0.1*rng.NormFloat64()
-	}
-	return x, y
 }

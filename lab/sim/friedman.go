@@ -4,38 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/kpls-go/kpls/internal/demodata"
 )
-
-// Data is a simulated data set: X is N×D row-major, Y the target, Names
-// the D feature names followed by the target's, "y".
-type Data struct {
-	X     []float64
-	N, D  int
-	Y     []float64
-	Names []string
-}
-
-// Row returns row i of X (a view, not a copy).
-func (s *Data) Row(i int) []float64 { return s.X[i*s.D : (i+1)*s.D] }
-
-// Stream constants of the PCG generators, one per simulation, so that the
-// same seed gives unrelated numbers in different simulations.
-const (
-	streamFriedman1 = 0xf1ed_0001
-	streamFriedman2 = 0xf1ed_0002
-	streamFriedman3 = 0xf1ed_0003
-)
-
-func names(d int) []string {
-	s := make([]string, d+1)
-	for j := range d {
-		s[j] = fmt.Sprintf("x%d", j+1)
-	}
-	s[d] = "y"
-	return s
-}
 
 // F1 is Friedman's first regression function, noise-free, of x1..x5 (the
 // first five elements of x; later ones are ignored).
@@ -61,7 +30,7 @@ func Friedman1(n, d int, noise float64, seed uint64) Data {
 		panic(fmt.Sprintf("sim: Friedman1 needs d ≥ 5, got %d", d))
 	}
 	rng := rand.New(rand.NewPCG(seed, streamFriedman1))
-	s := Data{X: make([]float64, n*d), N: n, D: d, Y: make([]float64, n), Names: names(d)}
+	s := newData(n, d)
 	for i := range s.X {
 		s.X[i] = rng.Float64()
 	}
@@ -76,7 +45,7 @@ func Friedman1(n, d int, noise float64, seed uint64) Data {
 // x4 ~ U[1,11], and y = f(x) + N(0, noise²).
 func friedman23(n int, noise float64, rng *rand.Rand, f func([]float64) float64) Data {
 	const d = 4
-	s := Data{X: make([]float64, n*d), N: n, D: d, Y: make([]float64, n), Names: names(d)}
+	s := newData(n, d)
 	for i := range n {
 		x := s.Row(i)
 		x[0] = 100 * rng.Float64()
@@ -100,11 +69,4 @@ func Friedman2(n int, noise float64, seed uint64) Data {
 // y = F3(x) + N(0, noise²).
 func Friedman3(n int, noise float64, seed uint64) Data {
 	return friedman23(n, noise, rand.New(rand.NewPCG(seed, streamFriedman3)), F3)
-}
-
-// Sinc returns n points of the paper's sinc simulation (d = 1), generated
-// by demodata.Sinc: x ~ U(−π, π), y = sin(x)/x + N(0, 0.1²).
-func Sinc(n int, seed uint64) Data {
-	x, y := demodata.Sinc(n, seed)
-	return Data{X: x, N: n, D: 1, Y: y, Names: []string{"x", "y"}}
 }

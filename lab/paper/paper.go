@@ -1,4 +1,4 @@
-package plots
+package paper
 
 import (
 	"context"
@@ -11,39 +11,18 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/demodata"
+	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/plots"
 )
 
-// Seeds of the simulations behind PaperFigures: equal seeds, equal images.
+// Seeds of the simulations behind Figures: equal seeds, equal images.
 const (
 	SeedFigure1 = 2009
 	SeedFigure3 = 3
 	SeedKin8nm  = 8
 )
-
-// Figure3Truth is the regression function of the paper's Section 5
-// illustration: f(x) = (x−1)(x+2)(x−1.5)·exp(−x²/10).
-func Figure3Truth(x float64) float64 {
-	return (x - 1) * (x + 2) * (x - 1.5) * math.Exp(-x*x/10)
-}
-
-// Figure3Data draws the paper's Section 5 sample: n inputs from the equal
-// mixture of N(−2, 1) and N(3, 1), y = Figure3Truth(x) + N(0, 1).
-func Figure3Data(n int, seed uint64) (x, y []float64) {
-	rng := rand.New(rand.NewPCG(seed, 0xf163))
-	x = make([]float64, n)
-	y = make([]float64, n)
-	for i := range x {
-		mu := -2.0
-		if rng.IntN(2) == 1 {
-			mu = 3
-		}
-		x[i] = mu + rng.NormFloat64()
-		y[i] = Figure3Truth(x[i]) + rng.NormFloat64()
-	}
-	return x, y
-}
 
 // linspace returns n points evenly spaced from a to b.
 func linspace(a, b float64, n int) []float64 {
@@ -57,7 +36,7 @@ func linspace(a, b float64, n int) []float64 {
 // column returns v as an n×1 matrix.
 func column(v []float64) mat.Matrix { return mat.NewDense(len(v), 1, append([]float64(nil), v...)) }
 
-// PaperFigures recomputes the paper's simulations and writes their
+// Figures recomputes the paper's simulations and writes their
 // figures into dir (created if missing), returning the files written:
 //
 //   - fig1_sinc_dof_gmdl.{png,svg}: Figure 1. sinc, n = 100, x ~ U(−π, π),
@@ -73,7 +52,7 @@ func column(v []float64) mat.Matrix { return mat.NewDense(len(v), 1, append([]fl
 //     kin8nm_observed_vs_predicted.png: gMDL model selection over widths
 //     × components on 500 kin8nm rows (the copy embedded in the module),
 //     and the chosen model's predictions on 500 other rows.
-func PaperFigures(ctx context.Context, dir string) ([]string, error) {
+func Figures(ctx context.Context, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -100,9 +79,10 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 		crit  = "gmdl"
 		fname = "fig1_sinc_dof_gmdl"
 	)
-	xs, y := demodata.Sinc(n, SeedFigure1)
+	sd := sim.Sinc(n, SeedFigure1)
+	xs, y := sd.X, sd.Y
 	x := column(xs)
-	var panels []DoFPanel
+	var panels []plots.DoFPanel
 	for _, w := range []float64{0.01, 0.1, 1} {
 		opts := kpls.Options{Kernel: kpls.RBF{Width: w}, Components: maxM, RawFeatures: true}
 		fit := func(method kpls.DoFMethod, comps, lanczos int) (*kpls.Model, error) {
@@ -141,14 +121,14 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 			}
 			paper = append(paper, st[m])
 		}
-		title := fmt.Sprintf("width %s (%d components)", fmtWidth(w), valid)
+		title := fmt.Sprintf("width %g (%d components)", w, valid)
 		if steps := lz30.LanczosSteps(); steps < mMax {
-			title = fmt.Sprintf("width %s (%d components, M ≤ %d)", fmtWidth(w), valid, steps)
+			title = fmt.Sprintf("width %g (%d components, M ≤ %d)", w, valid, steps)
 		}
-		panels = append(panels, DoFPanel{
+		panels = append(panels, plots.DoFPanel{
 			Title: title,
 			Width: w,
-			Series: []Series{
+			Series: []plots.Series{
 				{Label: "exact", Stats: exact.Stats()},
 				{Label: "lanczos, M = m (paper)", Stats: paper},
 				{Label: fmt.Sprintf("lanczos, M = %d", mMax), Stats: lz30.Stats()},
@@ -159,7 +139,7 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 	var files []string
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(dir, fname+ext)
-		if err := DoFAndCriterionVersusM(path, crit, panels); err != nil {
+		if err := plots.DoFAndCriterionVersusM(path, crit, panels); err != nil {
 			return files, err
 		}
 		files = append(files, path)
@@ -169,7 +149,8 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 
 // figure3 is the paper's Figure 3: two fits with 98 % bands.
 func figure3(ctx context.Context, dir string) ([]string, error) {
-	xs, y := Figure3Data(40, SeedFigure3)
+	sd := sim.Figure3(40, SeedFigure3)
+	xs, y := sd.X, sd.Y
 	x := column(xs)
 	grid := linspace(-7, 8, 301)
 	gx := column(grid)
@@ -183,7 +164,7 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 		}
 		comp := min(c.comps, m.Components())
-		title := fmt.Sprintf("KPLS, width %s, %d components", fmtWidth(c.width), comp)
+		title := fmt.Sprintf("KPLS, width %g, %d components", c.width, comp)
 		if comp < c.comps {
 			title += fmt.Sprintf(" (%d asked for, the rest broke down)", c.comps)
 		}
@@ -205,8 +186,8 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 			title += ", 98 % band"
 		}
 		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, fmt.Sprintf("fig3_band_width%s_m%d%s", fmtWidth(c.width), c.comps, ext))
-			if err := Band1D(path, xs, y, grid, bands, Figure3Truth, title); err != nil {
+			path := filepath.Join(dir, fmt.Sprintf("fig3_band_width%g_m%d%s", c.width, c.comps, ext))
+			if err := plots.Band1D(path, xs, y, grid, bands, sim.Figure3Truth, title); err != nil {
 				return files, err
 			}
 			files = append(files, path)
@@ -242,12 +223,12 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	}
 	var files []string
 	heat := filepath.Join(dir, "kin8nm_gmdl_heatmap.png")
-	if err := CriterionHeatmap(heat, "gmdl", sel.Table); err != nil {
+	if err := plots.CriterionHeatmap(heat, sel); err != nil {
 		return files, err
 	}
 	files = append(files, heat)
 	lines := filepath.Join(dir, "kin8nm_gmdl_lines.png")
-	if err := CriterionVersusM(lines, "gmdl", sel.Table); err != nil {
+	if err := plots.CriterionVersusM(lines, sel); err != nil {
 		return files, err
 	}
 	files = append(files, lines)
@@ -256,7 +237,7 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 		return files, fmt.Errorf("kin8nm prediction: %w", err)
 	}
 	ovp := filepath.Join(dir, "kin8nm_observed_vs_predicted.png")
-	if err := ObservedVsPredicted(ovp, yTest, yhat); err != nil {
+	if err := plots.ObservedVsPredicted(ovp, yTest, yhat); err != nil {
 		return files, err
 	}
 	return append(files, ovp), nil

@@ -1,0 +1,213 @@
+package internal
+
+import (
+	"bufio"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// goFile is one Go source file of the module: the directory of its
+// package relative to the module root ("kpls", "internal/simd"), whether
+// it is a test file, and its imports with the module path cut off
+// ("kpls", "lab/sim"; imports from outside the module are left out).
+type goFile struct {
+	dir, name string
+	test      bool
+	imports   []string
+}
+
+// rule forbids the packages in the directories it applies to from
+// importing packages under the listed directories.
+type rule struct {
+	why       string
+	applies   func(dir string) bool
+	tests     bool // whether _test.go files are held to it too
+	forbidden []string
+}
+
+// under reports whether dir is prefix or a directory below it.
+func under(dir, prefix string) bool { return dir == prefix || strings.HasPrefix(dir, prefix+"/") }
+
+// inInternal reports whether dir lies under a directory named internal.
+func inInternal(dir string) bool {
+	return dir == "internal" || strings.HasPrefix(dir, "internal/") || strings.Contains(dir, "/internal/") || strings.HasSuffix(dir, "/internal")
+}
+
+var rules = []rule{
+	{
+		why:       "internal/ is the ground floor: kernels the library stands on, not users of it",
+		applies:   inInternal,
+		tests:     true,
+		forbidden: []string{"kpls", "lab", "plots", "cmd", "examples", "bench"},
+	},
+	{
+		why:       "plots only draws: the experiments that compute its data live in lab/ and use it, not the other way round",
+		applies:   func(d string) bool { return under(d, "plots") },
+		tests:     true,
+		forbidden: []string{"lab", "cmd", "examples", "bench"},
+	},
+	{
+		why:       "the library stands on internal/ alone, below the experiments, figures and commands",
+		applies:   func(d string) bool { return under(d, "kpls") || under(d, "blas") },
+		forbidden: []string{"lab", "plots", "cmd", "examples", "bench"},
+	},
+	{
+		why:       "the experiments sit below the commands that run them",
+		applies:   func(d string) bool { return under(d, "lab") },
+		tests:     true,
+		forbidden: []string{"cmd", "examples", "bench"},
+	},
+}
+
+// violations lists every import that breaks a rule, sorted.
+func violations(files []goFile) []string {
+	var out []string
+	for _, f := range files {
+		for _, r := range rules {
+			if !r.applies(f.dir) || f.test && !r.tests {
+				continue
+			}
+			for _, imp := range f.imports {
+				for _, bad := range r.forbidden {
+					// A command's own internal packages are the command's.
+					if under(imp, bad) && !(bad == "cmd" && under(f.dir, "cmd")) {
+						out = append(out, fmt.Sprintf("%s/%s imports %s: %s", f.dir, f.name, imp, r.why))
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// modulePath reads the module path from go.mod in root.
+func modulePath(t *testing.T, root string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	t.Fatal("go.mod names no module")
+	return ""
+}
+
+// moduleFiles parses the imports of every Go file of the module, whatever
+// its build tags, skipping the directories the go command ignores.
+func moduleFiles(t *testing.T, root string) []goFile {
+	t.Helper()
+	mod := modulePath(t, root)
+	var files []goFile
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			if path != root {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // another module
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		af, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		f := goFile{dir: filepath.ToSlash(rel), name: name, test: strings.HasSuffix(name, "_test.go")}
+		for _, is := range af.Imports {
+			p, err := strconv.Unquote(is.Path.Value)
+			if err != nil {
+				return err
+			}
+			if rest, ok := strings.CutPrefix(p, mod+"/"); ok {
+				f.imports = append(f.imports, rest)
+			}
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestLayers fails when an import points up: a package under internal/
+// importing kpls, plots importing an experiment, and so on (see rules).
+func TestLayers(t *testing.T) {
+	files := moduleFiles(t, "..")
+	// The walk must have seen the floors it checks.
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f.dir] = true
+	}
+	for _, d := range []string{"internal/simd", "internal/gram", "cmd/kpls/internal/dataset", "plots", "kpls", "blas", "lab/sim", "cmd/kpls"} {
+		if !seen[d] {
+			t.Errorf("no Go files found in %s: the check would pass vacuously", d)
+		}
+	}
+	for _, v := range violations(files) {
+		t.Error(v)
+	}
+}
+
+// The rules catch what they are for.
+func TestLayersCatchViolations(t *testing.T) {
+	files := []goFile{
+		{dir: "internal/gram", name: "gram.go", imports: []string{"internal/simd"}},
+		{dir: "internal/dofbed", name: "dofbed.go", imports: []string{"kpls"}},
+		{dir: "internal/simd", name: "x_test.go", test: true, imports: []string{"kpls"}},
+		{dir: "cmd/kpls/internal/dataset", name: "dataset.go", imports: []string{"kpls"}},
+		{dir: "plots", name: "paper.go", imports: []string{"kpls", "lab/sim"}},
+		{dir: "plots", name: "example_test.go", test: true, imports: []string{"lab/paper"}},
+		{dir: "kpls", name: "fit.go", imports: []string{"plots"}},
+		{dir: "kpls", name: "regimes_test.go", test: true, imports: []string{"lab/dofbed"}},
+		{dir: "lab/paper", name: "paper.go", imports: []string{"kpls", "plots", "lab/sim"}},
+		{dir: "cmd/kpls", name: "data.go", imports: []string{"cmd/kpls/internal/dataset", "lab/demodata"}},
+	}
+	got := violations(files)
+	want := []string{
+		"cmd/kpls/internal/dataset/dataset.go imports kpls",
+		"internal/dofbed/dofbed.go imports kpls",
+		"internal/simd/x_test.go imports kpls",
+		"kpls/fit.go imports plots",
+		"plots/example_test.go imports lab/paper",
+		"plots/paper.go imports lab/sim",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("violations:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w+":") {
+			t.Errorf("violation %d = %q, want %q", i, got[i], w)
+		}
+	}
+}
