@@ -419,10 +419,10 @@ func TestBandsFiniteDifferences(t *testing.T) {
 						if noInt {
 							want = math.Sqrt(grad2NoInt[i])
 						}
-						if e := relErr(bi.SE/sigma, want); e > 1e-5 {
+						if e := relErr(bi.SE/sigma, want); !(e <= 1e-5) {
 							t.Errorf("m=%d point %d (no intercept %v): se/σ̂ = %.10g, finite differences %.10g", comp, i, noInt, bi.SE/sigma, want)
 						}
-						if zq := (bi.Upper - bi.Yhat) / bi.SE; math.Abs(zq-1.959963984540054) > 1e-9 {
+						if zq := (bi.Upper - bi.Yhat) / bi.SE; !(math.Abs(zq-1.959963984540054) <= 1e-9) {
 							t.Errorf("95%% band uses z = %.12g", zq)
 						}
 					}
@@ -484,7 +484,7 @@ func TestRunningLanczosMatrix(t *testing.T) {
 					for r := 0; r <= i; r++ {
 						got += kr.lRun[r*kr.ld+i] * kr.lRun[r*kr.ld+j]
 					}
-					if e := math.Abs(got - want); e > 1e-9*kr2Norm(kr2[i], kr2[j]) {
+					if e := math.Abs(got - want); !(e <= 1e-9*kr2Norm(kr2[i], kr2[j])) {
 						t.Errorf("D[%d][%d]: running L gives %.12g, matvecs %.12g", i, j, got, want)
 					}
 				}
