@@ -70,12 +70,14 @@ func TestApproxDoFAccuracy(t *testing.T) {
 				t.Fatal(err)
 			}
 			var worst, worstL float64
+			compared, expected := 0, 0
 			for k := 1; k <= m.Components(); k++ {
 				want := b.exact(k)
 				got := m.Stats()[k].DoF
 				if math.IsNaN(want) {
 					continue
 				}
+				expected++
 				if math.IsNaN(got) {
 					if k <= 8 {
 						t.Errorf("m=%d: approx DoF refused", k)
@@ -84,6 +86,7 @@ func TestApproxDoFAccuracy(t *testing.T) {
 				}
 				e := relErr(got, want)
 				worst = math.Max(worst, e)
+				compared++
 				if l := ml.Stats()[k].DoF; !math.IsNaN(l) {
 					worstL = math.Max(worstL, relErr(l, want))
 				}
@@ -91,9 +94,13 @@ func TestApproxDoFAccuracy(t *testing.T) {
 				if k <= 2 {
 					tol = 1e-7
 				}
-				if e > tol {
+				if !(e <= tol) {
 					t.Errorf("m=%d: approx DoF %.6g ± %.2g, exact %.6g (rel %.3g)", k, got, m.dofSE[k], want, e)
 				}
+			}
+			// Refusals past m = 8 are allowed above; the rest must compare.
+			if m.Components() < 8 || compared == 0 || expected-compared > max(0, m.Components()-8) {
+				t.Errorf("%d components, %d values compared of %d with an exact value", m.Components(), compared, expected)
 			}
 			t.Logf("max rel error: approx %.2g, lanczos %.2g", worst, worstL)
 		})
@@ -107,15 +114,28 @@ func ftoa(v float64) string { return string(rune('0' + int(v))) }
 func TestApproxDoFDeterministic(t *testing.T) {
 	x, y := sincData(80, 3)
 	o := Options{Kernel: RBF{Width: 0.01}, RawFeatures: true, Components: 8, DoF: DoFApprox, Seed: 5}
-	a, _ := Fit(context.Background(), x, y, o)
-	b, _ := Fit(context.Background(), x, y, o)
+	a, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o.Seed = 6
-	c, _ := Fit(context.Background(), x, y, o)
+	c, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Components() < 8 || c.Components() < 8 {
+		t.Fatalf("%d and %d valid components, want 8", a.Components(), c.Components())
+	}
 	for k := 1; k <= 8; k++ {
-		if a.Stats()[k].DoF != b.Stats()[k].DoF {
-			t.Errorf("m=%d: same seed, different DoF", k)
+		if math.Float64bits(a.Stats()[k].DoF) != math.Float64bits(b.Stats()[k].DoF) || math.IsNaN(a.Stats()[k].DoF) {
+			t.Errorf("m=%d: same seed, DoF %v and %v", k, a.Stats()[k].DoF, b.Stats()[k].DoF)
 		}
-		if d := math.Abs(a.Stats()[k].DoF - c.Stats()[k].DoF); k > 2 && d > 6*(a.dofSE[k]+c.dofSE[k]) {
+		// NaN-safe: a NaN DoF or standard error fails.
+		if d := math.Abs(a.Stats()[k].DoF - c.Stats()[k].DoF); k > 2 && !(d <= 6*(a.dofSE[k]+c.dofSE[k])) {
 			t.Errorf("m=%d: seeds differ by %.3g, standard errors %.2g and %.2g", k, d, a.dofSE[k], c.dofSE[k])
 		}
 	}
@@ -217,7 +237,7 @@ func TestResidualForms(t *testing.T) {
 			wantA1 += c2[kk] * lambda[kk]
 			wantA2 += c2[kk] * lambda[kk] * lambda[kk]
 		}
-		if r < rows-1 && (relErr(a1[r], wantA1) > 1e-12 || relErr(a2[r], wantA2) > 1e-12) {
+		if r < rows-1 && !(relErr(a1[r], wantA1) <= 1e-12 && relErr(a2[r], wantA2) <= 1e-12) {
 			t.Errorf("row %d: control variates %v, %v, want %v, %v", r, a1[r], a2[r], wantA1, wantA2)
 		}
 		for m := 1; m <= steps; m++ {
@@ -235,7 +255,7 @@ func TestResidualForms(t *testing.T) {
 				want += c2[kk] * q
 				scale += c2[kk] * math.Abs(q)
 			}
-			if got := forms[m][r]; math.Abs(got-want) > 1e-9*scale {
+			if got := forms[m][r]; !(math.Abs(got-want) <= 1e-9*scale) {
 				t.Errorf("row %d m=%d: ζᵀq_m(K)ζ = %.12g, spectral %.12g (scale %.3g)", r, m, got, want, scale)
 			}
 			checked++
@@ -243,5 +263,131 @@ func TestResidualForms(t *testing.T) {
 	}
 	if checked != rows*steps {
 		t.Fatalf("compared %d forms, want %d", checked, rows*steps)
+	}
+}
+
+// TestControlVariateExact: b an exact linear function of the controls, so
+// the least-squares fit recovers it and the estimate is the closed form
+// β₀ + c₁A1 + c₂A2, with no spread; the known means' rounding dA is
+// carried as |c|·dA. Tolerance: the QR solve's backward error, about
+// s·ε·κ(X) relative to the coefficients, times the sizes of A.
+func TestControlVariateExact(t *testing.T) {
+	const s, eps = 40, 0x1p-52
+	rng := rand.New(rand.NewPCG(21, 22))
+	a1, a2, b := make([]float64, s), make([]float64, s), make([]float64, s)
+	x := mat.NewDense(s, 3, nil)
+	for i := range b {
+		a1[i] = 5 + rng.NormFloat64()
+		a2[i] = a1[i]*a1[i] + rng.NormFloat64()
+		b[i] = 1 + 2*a1[i] - 0.5*a2[i]
+		x.SetRow(i, []float64{1, a1[i], a2[i]})
+	}
+	const A1, A2, dA1, dA2 = 4.5, 21.0, 1e-3, 2e-3
+	est, se := controlVariate(b, a1, a2, A1, A2, dA1, dA2)
+	want := 1 + 2*A1 - 0.5*A2
+	wantSE := 2*dA1 + 0.5*dA2 // the spread is zero, the bias |c|·dA
+	tol := s * eps * mat.Cond(x, 2) * (1 + 2*A1 + 0.5*A2)
+	if !(math.Abs(est-want) <= tol) {
+		t.Errorf("estimate %.15g, closed form %.15g (tolerance %.2g)", est, want, tol)
+	}
+	if !(math.Abs(se-wantSE) <= tol) {
+		t.Errorf("standard error %.6g, closed form %.6g", se, wantSE)
+	}
+}
+
+// TestControlVariateOneControl: with a second control whose known mean is
+// useless (dA2 huge), the estimator is simple regression on a1, whose
+// estimate and standard error have the textbook closed forms
+// b̄ + ĉ(A1 − ā) and σ̂·√(1/s + (A1 − ā)²/S_aa), σ̂² = RSS/(s − 2).
+func TestControlVariateOneControl(t *testing.T) {
+	const s, eps = 30, 0x1p-52
+	rng := rand.New(rand.NewPCG(23, 24))
+	a1, a2, b := make([]float64, s), make([]float64, s), make([]float64, s)
+	for i := range b {
+		a1[i] = rng.NormFloat64()
+		a2[i] = rng.NormFloat64()
+		b[i] = 3 + 2*a1[i] + 0.3*rng.NormFloat64()
+	}
+	const A1, A2, dA1, dA2 = 0.1, 0, 0, 1e6
+	est, se := controlVariate(b, a1, a2, A1, A2, dA1, dA2)
+	var ma, mb float64
+	for i := range b {
+		ma += a1[i] / s
+		mb += b[i] / s
+	}
+	var saa, sab float64
+	for i := range b {
+		saa += (a1[i] - ma) * (a1[i] - ma)
+		sab += (a1[i] - ma) * (b[i] - mb)
+	}
+	c := sab / saa
+	var rss float64
+	for i := range b {
+		r := b[i] - mb - c*(a1[i]-ma)
+		rss += r * r
+	}
+	want := mb + c*(A1-ma)
+	wantSE := math.Sqrt(rss/(s-2)) * math.Sqrt(1.0/s+(A1-ma)*(A1-ma)/saa)
+	// Both sides are sums of s terms of size ~|b|: rounding ~ s·ε·max|b|.
+	var bmax float64
+	for _, v := range b {
+		bmax = math.Max(bmax, math.Abs(v))
+	}
+	if tol := 16 * s * eps * bmax; !(math.Abs(est-want) <= tol) {
+		t.Errorf("estimate %.15g, closed form %.15g", est, want)
+	}
+	// se: a square root of a residual sum, relative rounding ~ s·ε.
+	if tol := 16 * s * eps * wantSE; !(math.Abs(se-wantSE) <= tol) {
+		t.Errorf("standard error %.15g, closed form %.15g", se, wantSE)
+	}
+}
+
+// TestControlVariateUnbiased: over R seeded draws with b = 3 + 2a1 + noise
+// (a1 ~ N(μ, 1), noise ~ N(0, 1), A1 = μ exactly), the estimates average
+// to E[b] = 3 + 2μ within 4 standard errors of their mean (CLT: a false
+// alarm has probability 6e-5; the seeds are fixed, so the test is
+// deterministic), the reported standard error matches the estimates'
+// spread within 4 times the sampling error of a standard deviation
+// (≈ sd/√(2R); the rms of the reported errors varies far less), and the
+// variance is below the plain mean's: in theory σ²_noise/s·(1 + 1/(s−3))
+// against (4 + 1)/s, a reduction by 4.8, whose estimate from R draws has
+// a relative error of about 2/√R = 3 %; the window 4..6 is wider than that.
+func TestControlVariateUnbiased(t *testing.T) {
+	const s, R, mu = 25, 4000, 1.5
+	rng := rand.New(rand.NewPCG(25, 26))
+	a1, a2, b := make([]float64, s), make([]float64, s), make([]float64, s)
+	var sum, sum2, sumSE2, sumPlain2 float64
+	for r := 0; r < R; r++ {
+		var plain float64
+		for i := range b {
+			a1[i] = mu + rng.NormFloat64()
+			a2[i] = rng.NormFloat64()
+			b[i] = 3 + 2*a1[i] + rng.NormFloat64()
+			plain += b[i] / s
+		}
+		// a2 has known mean 0 but an unusable rounding bound, as above.
+		est, se := controlVariate(b, a1, a2, mu, 0, 0, 1e6)
+		if math.IsNaN(est) || math.IsNaN(se) {
+			t.Fatalf("draw %d: estimate %v ± %v", r, est, se)
+		}
+		d := est - (3 + 2*mu)
+		sum += d
+		sum2 += d * d
+		sumSE2 += se * se
+		sumPlain2 += (plain - (3 + 2*mu)) * (plain - (3 + 2*mu))
+	}
+	mean := sum / R
+	sd := math.Sqrt(sum2/R - mean*mean)
+	if !(math.Abs(mean) <= 4*sd/math.Sqrt(R)) {
+		t.Errorf("bias %.3g, standard error of the mean %.3g", mean, sd/math.Sqrt(R))
+	}
+	rms := math.Sqrt(sumSE2 / R)
+	if !(math.Abs(rms-sd) <= 4*sd/math.Sqrt(2*R)) {
+		t.Errorf("reported standard error (rms %.4g) against the estimates' spread %.4g", rms, sd)
+	}
+	ratio := sumPlain2 / R / (sd * sd)
+	t.Logf("bias %.2g ± %.2g, rms se %.4g, spread %.4g, variance reduction %.3g", mean, sd/math.Sqrt(R), rms, sd, ratio)
+	if !(ratio > 4 && ratio < 6) {
+		t.Errorf("variance reduction %.3g, theory about 5", ratio)
 	}
 }

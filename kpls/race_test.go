@@ -126,7 +126,7 @@ func TestRaceConcurrentPredict(t *testing.T) {
 			if !sameBits(fresh.pred[c][i], want.pred[c][i]) {
 				t.Fatalf("Predict m=%d row %d: fitted %v, loaded %v", c, i, fresh.pred[c][i], want.pred[c][i])
 			}
-			if d := math.Abs(fresh.bands[c][i].SE - want.bands[c][i].SE); d > 1e-9*want.bands[c][i].SE {
+			if d := math.Abs(fresh.bands[c][i].SE - want.bands[c][i].SE); !(d <= 1e-9*want.bands[c][i].SE) {
 				t.Fatalf("PredictBands m=%d row %d: se fitted %v, loaded %v", c, i, fresh.bands[c][i].SE, want.bands[c][i].SE)
 			}
 		}
@@ -189,14 +189,14 @@ func TestRaceRowIndependence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(one[0]-all[i]) > 1e-12*math.Max(1, math.Abs(all[i])) {
+		if !(math.Abs(one[0]-all[i]) <= 1e-12*math.Max(1, math.Abs(all[i]))) {
 			t.Errorf("Predict row %d: alone %v, in a batch %v", i, one[0], all[i])
 		}
 		oneB, err := m.PredictBands(context.Background(), row, c, kpls.BandOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(oneB[0].SE-allB[i].SE) > 1e-12*allB[i].SE || math.Abs(oneB[0].Yhat-allB[i].Yhat) > 1e-12*math.Max(1, math.Abs(allB[i].Yhat)) {
+		if !(math.Abs(oneB[0].SE-allB[i].SE) <= 1e-12*allB[i].SE && math.Abs(oneB[0].Yhat-allB[i].Yhat) <= 1e-12*math.Max(1, math.Abs(allB[i].Yhat))) {
 			t.Errorf("PredictBands row %d: alone %+v, in a batch %+v", i, oneB[0], allB[i])
 		}
 	}

@@ -81,7 +81,7 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 					}
 					want = max(want, kv)
 				}
-				if math.Abs(got[r]-want) > 1e-9*max(1, math.Abs(want)) {
+				if !(math.Abs(got[r]-want) <= 1e-9*max(1, math.Abs(want))) {
 					t.Errorf("%s raw=%v row %d: Reach %g, naive %g", k, raw, r, got[r], want)
 				}
 				var wantEx float64
@@ -91,7 +91,7 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 						wantEx = max(wantEx, b/(hi[j]-lo[j]))
 					}
 				}
-				if math.Abs(ex[r]-wantEx) > 1e-9*max(1, wantEx) {
+				if !(math.Abs(ex[r]-wantEx) <= 1e-9*max(1, wantEx)) {
 					t.Errorf("%s raw=%v row %d: RangeExcess %g, naive %g", k, raw, r, ex[r], wantEx)
 				}
 				compared++

@@ -48,7 +48,7 @@ func TestCrossValidationByHand(t *testing.T) {
 	}
 	for m, r := range sel.Table {
 		want := math.Sqrt(press[m] / float64(n))
-		if relErr(r.RMSECV, want) > 1e-10 {
+		if !(relErr(r.RMSECV, want) <= 1e-10) {
 			t.Errorf("m=%d: RMSECV %.15g, by hand %.15g", m, r.RMSECV, want)
 		}
 	}
@@ -222,7 +222,7 @@ func TestPredictEvery(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, v := range p {
-			if math.Abs(all.At(i, c)-v) > 1e-12*math.Max(1, math.Abs(v)) {
+			if !(math.Abs(all.At(i, c)-v) <= 1e-12*math.Max(1, math.Abs(v))) {
 				t.Errorf("m=%d row %d: %v, Predict %v", c, i, all.At(i, c), v)
 			}
 		}

@@ -288,23 +288,23 @@ func TestCenter(t *testing.T) {
 			wantGrand /= float64(n * n)
 			colMean := make([]float64, n)
 			grand, trace, frob2 := CenterStats(k, n, colMean)
-			if math.Abs(grand-wantGrand) > 1e-14 {
+			if !(math.Abs(grand-wantGrand) <= 1e-14) {
 				t.Errorf("grand = %v, want %v", grand, wantGrand)
 			}
 			var wantTrace, wantFrob2 float64
 			for i := range n {
 				wantTrace += want[i*n+i]
-				if math.Abs(colMean[i]-wantMean[i]) > 1e-14 {
+				if !(math.Abs(colMean[i]-wantMean[i]) <= 1e-14) {
 					t.Fatalf("colMean[%d] = %v, want %v", i, colMean[i], wantMean[i])
 				}
 			}
 			for i, v := range want {
 				wantFrob2 += v * v
-				if math.Abs(k[i]-v) > 1e-13 {
+				if !(math.Abs(k[i]-v) <= 1e-13) {
 					t.Fatalf("centred entry %d = %v, want %v", i, k[i], v)
 				}
 			}
-			if math.Abs(trace-wantTrace) > 1e-12*float64(n) || math.Abs(frob2-wantFrob2) > 1e-12*wantFrob2+1e-14 {
+			if !(math.Abs(trace-wantTrace) <= 1e-12*float64(n) && math.Abs(frob2-wantFrob2) <= 1e-12*wantFrob2+1e-14) {
 				t.Errorf("trace, frob2 = %v, %v; want %v, %v", trace, frob2, wantTrace, wantFrob2)
 			}
 		})
@@ -336,7 +336,7 @@ func TestCenterCross(t *testing.T) {
 		}
 		CenterCross(c, m, n, colMean, grand)
 		for i := range c {
-			if math.Abs(c[i]-want[i]) > 1e-14 {
+			if !(math.Abs(c[i]-want[i]) <= 1e-14) {
 				t.Fatalf("m=%d: entry %d = %v, want %v", m, i, c[i], want[i])
 			}
 		}

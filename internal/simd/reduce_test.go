@@ -26,7 +26,7 @@ func reduceCase(t *testing.T, rng *rand.Rand, n int) {
 	if math.Float64bits(got) != math.Float64bits(gen) {
 		t.Fatalf("n=%d: Sum asm %v, generic %v", n, got, gen)
 	}
-	if math.Abs(got-plain) > 1e-14*abs {
+	if !(math.Abs(got-plain) <= 1e-14*abs) {
 		t.Fatalf("n=%d: Sum %v, plain loop %v", n, got, plain)
 	}
 
@@ -48,7 +48,7 @@ func reduceCase(t *testing.T, rng *rand.Rand, n int) {
 			t.Fatalf("n=%d: row[%d] = %v (generic %v), want %v", n, j, rowA[guard+j], rowG[j], w)
 		}
 	}
-	if math.Abs(sqA-sq) > 1e-14*sq {
+	if !(math.Abs(sqA-sq) <= 1e-14*sq) {
 		t.Fatalf("n=%d: sum of squares %v, plain loop %v", n, sqA, sq)
 	}
 }

@@ -42,7 +42,7 @@ func sqDistCase(t *testing.T, rng *rand.Rand, n, d, ld int) {
 			v := x[j*d+k] - xi[k]
 			s += v * v
 		}
-		if math.Abs(s-want[j]) > 1e-14*s {
+		if !(math.Abs(s-want[j]) <= 1e-14*s) {
 			t.Fatalf("n=%d d=%d j=%d: %v, naive %v", n, d, j, want[j], s)
 		}
 	}
