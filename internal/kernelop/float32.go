@@ -192,9 +192,9 @@ func (o *packed) diag(i, h int, x, y []float64) {
 	}
 }
 
-// rank4 returns the dot products of four stretches of rows a0..a3 with x
+// rank4Generic returns the dot products of four stretches of rows a0..a3 with x
 // and adds their mirror image, x4 times the rows, into y.
-func rank4(a0, a1, a2, a3 []float32, x, y []float64, x4 [4]float64) (s [4]float64) {
+func rank4Generic(a0, a1, a2, a3 []float32, x, y []float64, x4 [4]float64) (s [4]float64) {
 	m := len(x)
 	a0, a1, a2, a3, y = a0[:m], a1[:m], a2[:m], a3[:m], y[:m]
 	x0, x1, x2, x3 := x4[0], x4[1], x4[2], x4[3]

@@ -117,6 +117,19 @@ func (o *tiled) CachedFraction() float64 {
 	return float64(len(o.cache)) / float64(total)
 }
 
+// Evaluations reports the kernel evaluations one Mul pass computes: the
+// entries of the tiles not cached (about n²/2 for matrix-free with
+// Blocks, plus the lower halves of the diagonal squares).
+func (o *tiled) Evaluations() int64 {
+	var e int64
+	for i, t := range o.tl.tiles {
+		if o.off[i] < 0 {
+			e += int64(t.area())
+		}
+	}
+	return e
+}
+
 func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 	n := o.tl.n
 	checkMul(n, dst, v, k)
