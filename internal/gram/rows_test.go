@@ -1,0 +1,80 @@
+package gram
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRowsNaive checks blocks of RBFRows and LinearRows against the kernel
+// definitions evaluated by plain loops with math.Exp. The RBF bound: the
+// distance of d terms summed from differences has relative error ≤ (d+2)u,
+// so the exponent a has absolute error ≤ |a|(d+3)u and each exp (ScaledExp,
+// math.Exp) adds 1 ulp: |ΔK| ≤ K·(|a|(d+3) + 2)·u. The linear kernel's
+// dot products: |ΔK| ≤ d·u·|x_i|ᵀ|x_j| for both, doubled. From 24 features
+// RBF uses the expansion about the mean: ld ≤ d+8 products whose absolute
+// values sum to at most 2·spread (spread = ‖x_i‖² + ‖x_j‖²), so
+// |ΔD| ≤ (2(d+8)+4)·u·spread with the shift by the mean.
+func TestRowsNaive(t *testing.T) {
+	const u = 0x1p-53
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, d := range []int{1, 3, 9, 30} {
+		for _, n := range []int{1, 5, 37} {
+			x := make([]float64, n*d)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			for _, width := range []float64{0.05 * float64(d), float64(d), 100 * float64(d)} {
+				rows := NewRBFRows(x, n, d, width)
+				for _, b := range [][4]int{{0, n, 0, n}, {n / 3, n, n / 2, n}, {0, n / 2, n / 4, n}} {
+					r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
+					got := make([]float64, (r1-r0)*(c1-c0))
+					rows.Block(got, r0, r1, c0, c1)
+					for i := r0; i < r1; i++ {
+						for j := c0; j < c1; j++ {
+							var s, spread float64
+							for k := range d {
+								v := x[i*d+k] - x[j*d+k]
+								s += v * v
+								spread += x[i*d+k]*x[i*d+k] + x[j*d+k]*x[j*d+k]
+							}
+							a := -s / (2 * width)
+							want := math.Exp(a)
+							bound := want * (math.Abs(a)*float64(d+3) + 2) * u
+							if d >= productMinDim {
+								// ld ≤ d+8 products of terms summing to ≤ 2·spread in
+								// absolute value, plus the shift by the mean.
+								bound = want * (2 + float64(2*(d+8)+4)*spread/(2*width)) * u
+							}
+							if g := got[(i-r0)*(c1-c0)+j-c0]; math.Abs(g-want) > bound {
+								t.Fatalf("RBF d=%d n=%d w=%g K[%d,%d] = %v, want %v (bound %.3g)", d, n, width, i, j, g, want, bound)
+							}
+						}
+					}
+				}
+				full := make([]float64, n*n)
+				rows.Rows(full, 0, n)
+				for i := range n {
+					if full[i*n+i] != 1 {
+						t.Fatalf("RBF diagonal %v", full[i*n+i])
+					}
+				}
+			}
+			lin := NewLinearRows(x, n, d)
+			got := make([]float64, n*n)
+			lin.Rows(got, 0, n)
+			for i := range n {
+				for j := range n {
+					var s, sa float64
+					for k := range d {
+						s += x[i*d+k] * x[j*d+k]
+						sa += math.Abs(x[i*d+k] * x[j*d+k])
+					}
+					if g := got[i*n+j]; math.Abs(g-s) > 2*float64(d)*u*sa {
+						t.Fatalf("linear d=%d K[%d,%d] = %v, want %v", d, i, j, g, s)
+					}
+				}
+			}
+		}
+	}
+}

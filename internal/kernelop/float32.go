@@ -1,0 +1,211 @@
+package kernelop
+
+import (
+	"context"
+	"math"
+	"sync"
+)
+
+// packed is K_c's upper triangle in float32, packed by rows: row i holds
+// columns i..n−1 from offset start(i). Packing, not full or tiled
+// symmetric storage, because it is the least memory (2n(n+1) bytes; 4.2 GB
+// at n = 45,730) and every row is one contiguous stretch for the product.
+type packed struct {
+	p  []float32
+	n  int
+	st Stats
+}
+
+// start returns the offset of row i in the packed triangle.
+func (o *packed) start(i int) int { return i*o.n - i*(i-1)/2 }
+
+// NewFloat32 returns K_c stored as float32, built in two passes over the
+// upper triangle from rows: the first for the column means, the second
+// centring each tile in float64 and only then rounding it. Each stored
+// entry is therefore within 2⁻²⁴|K_c,ij| of the float64 K_c (or 2⁻¹⁵⁰ in
+// float32's subnormal range); products accumulate in float64, so a product
+// errs by at most 2⁻²⁴·Σ_j|K_c,ij||v_j| beyond float64 rounding. Not for
+// near-identity kernels or fits near breakdown, whose DoF depend on the
+// digits this loses.
+func NewFloat32(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
+	n := rows.N()
+	blk, _ := rows.(Blocks)
+	tl := newTiling(n, blk != nil)
+	pc := newProgress(progress, 2*len(tl.tiles))
+	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
+	if err != nil {
+		return nil, err
+	}
+	o := &packed{p: make([]float32, n*(n+1)/2), n: n}
+	nw := workers(n, len(tl.tiles))
+	scr := newScratch(tl, nw)
+	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
+	err = run(ctx, partition(areaCost(tl), nw), func(p, i int) {
+		t := tl.tiles[i]
+		a := scr[p].a[:t.area()]
+		compute(rows, blk, t, a)
+		frob2[i], trace[i] = tl.centre(a, t, mean, grand)
+		// Store the entries on and right of the diagonal; tiles are
+		// disjoint in those, so goroutines write disjoint memory.
+		w := t.c1 - t.c0
+		for r := t.r0; r < t.r1; r++ {
+			j0 := max(t.c0, r)
+			if j0 >= t.c1 {
+				continue
+			}
+			src := a[(r-t.r0)*w+j0-t.c0 : (r-t.r0)*w+w]
+			dst := o.p[o.start(r)+j0-r:]
+			dst = dst[:len(src)]
+			for j, x := range src {
+				dst[j] = float32(x)
+			}
+		}
+	}, pc.tickFunc())
+	if err != nil {
+		return nil, err
+	}
+	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2)}
+	return o, nil
+}
+
+func (o *packed) N() int       { return o.n }
+func (o *packed) Kind() Kind   { return KindFloat32 }
+func (o *packed) Stats() Stats { return o.st }
+func (o *packed) Bytes() int64 { return 4*int64(len(o.p)) + 8*int64(len(o.st.ColMean)) }
+
+// groupChunk is the columns of a four-row group multiplied with every
+// vector before moving on, so that for k > 1 the four stretches of rows
+// (4 × 2048 × 4 B = 32 KiB) are read from memory once, not k times.
+const groupChunk = 2048
+
+// ctxRows is the rows of the triangle between context checks.
+const ctxRows = 256
+
+// Mul splits the triangle's rows into bands of equal area, one per
+// goroutine (static, so the rounding is the same from call to call), each
+// adding both the row side and the mirror image into its own accumulator.
+func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
+	n := o.n
+	checkMul(n, dst, v, k)
+	if k == 0 || n == 0 {
+		return ctx.Err()
+	}
+	nw := 1
+	if n*n/2 >= parMinEntries {
+		nw = workers(n, n/4)
+	}
+	bounds := make([]int, nw+1)
+	for p := 1; p < nw; p++ {
+		f := float64(p) / float64(nw)
+		bounds[p] = int(float64(n)*(1-math.Sqrt(1-f))) &^ 3
+	}
+	bounds[nw] = n
+	accs := make([][]float64, nw)
+	accs[0] = dst[:k*n]
+	clear(accs[0])
+	for p := 1; p < nw; p++ {
+		accs[p] = make([]float64, k*n)
+	}
+	errs := make([]error, nw)
+	var wg sync.WaitGroup
+	for p := range nw {
+		wg.Go(func() { errs[p] = o.mulRows(ctx, bounds[p], bounds[p+1], v, k, accs[p]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for _, acc := range accs[1:] {
+		for j, x := range acc {
+			dst[j] += x
+		}
+	}
+	return nil
+}
+
+// mulRows adds the rows [r0, r1) of the triangle, and their mirror images,
+// times the k vectors v into acc: groups of four rows share every load of
+// v and acc; the 4×4 diagonal block and leftover rows are done entry by
+// entry.
+func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, acc []float64) error {
+	n := o.n
+	i := r0
+	for ; i+4 <= r1; i += 4 {
+		if (i-r0)%ctxRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for q := range k {
+			o.diag(i, 4, v[q*n:q*n+n], acc[q*n:q*n+n])
+		}
+		var rs [4][]float32
+		for r := range rs {
+			rs[r] = o.p[o.start(i+r)+4-r : o.start(i+r)+n-i-r]
+		}
+		for c0 := i + 4; c0 < n; c0 += groupChunk {
+			c1 := min(n, c0+groupChunk)
+			a0, a1, a2, a3 := rs[0][c0-i-4:c1-i-4], rs[1][c0-i-4:c1-i-4], rs[2][c0-i-4:c1-i-4], rs[3][c0-i-4:c1-i-4]
+			for q := range k {
+				x, y := v[q*n:q*n+n], acc[q*n:q*n+n]
+				s := rank4(a0, a1, a2, a3, x[c0:c1], y[c0:c1], [4]float64{x[i], x[i+1], x[i+2], x[i+3]})
+				for r, sr := range s {
+					y[i+r] += sr
+				}
+			}
+		}
+	}
+	if i < r1 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	for ; i < r1; i++ {
+		row := o.p[o.start(i) : o.start(i)+n-i]
+		for q := range k {
+			x, y := v[q*n:q*n+n], acc[q*n:q*n+n]
+			xi := x[i]
+			s := float64(row[0]) * xi
+			for j, a := range row[1:] {
+				kv := float64(a)
+				s += kv * x[i+1+j]
+				y[i+1+j] += kv * xi
+			}
+			y[i] += s
+		}
+	}
+	return nil
+}
+
+// diag adds the h×h diagonal block at (i, i) times x into y.
+func (o *packed) diag(i, h int, x, y []float64) {
+	for a := range h {
+		row := o.p[o.start(i+a) : o.start(i+a)+h-a]
+		y[i+a] += float64(row[0]) * x[i+a]
+		for b := 1; b < h-a; b++ {
+			kv := float64(row[b])
+			y[i+a] += kv * x[i+a+b]
+			y[i+a+b] += kv * x[i+a]
+		}
+	}
+}
+
+// rank4Generic returns the dot products of four stretches of rows a0..a3 with x
+// and adds their mirror image, x4 times the rows, into y.
+func rank4Generic(a0, a1, a2, a3 []float32, x, y []float64, x4 [4]float64) (s [4]float64) {
+	m := len(x)
+	a0, a1, a2, a3, y = a0[:m], a1[:m], a2[:m], a3[:m], y[:m]
+	x0, x1, x2, x3 := x4[0], x4[1], x4[2], x4[3]
+	var s0, s1, s2, s3 float64
+	for j, xj := range x {
+		v0, v1, v2, v3 := float64(a0[j]), float64(a1[j]), float64(a2[j]), float64(a3[j])
+		s0 += v0 * xj
+		s1 += v1 * xj
+		s2 += v2 * xj
+		s3 += v3 * xj
+		y[j] += x0*v0 + x1*v1 + x2*v2 + x3*v3
+	}
+	return [4]float64{s0, s1, s2, s3}
+}

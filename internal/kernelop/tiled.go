@@ -1,0 +1,166 @@
+package kernelop
+
+import "context"
+
+// cachedCost is the cost of applying a cached tile relative to computing
+// and applying one, for balancing the goroutines' shares of a pass: a
+// cached tile is read from memory at about 8 bytes an entry where a
+// computed one costs an exp and a distance per entry.
+const cachedCost = 0.15
+
+// tiled is the matrix-free and the hybrid operator: K_c recomputed tile by
+// tile in every pass, except for the tiles cached (centred, float64).
+type tiled struct {
+	kind  Kind
+	rows  Rows
+	blk   Blocks // nil: whole-row strips, n² evaluations per pass
+	tl    *tiling
+	st    Stats
+	cache []float64
+	off   []int     // offset of tile i in cache, or −1 if it is recomputed
+	cum   []float64 // cumulative cost of a Mul pass, for partition
+}
+
+// NewMatrixFree returns K_c as an operator that stores nothing n×n: every
+// Mul recomputes the upper triangle of K tile by tile from rows (n²/2
+// kernel evaluations when rows implements Blocks, n² otherwise), centres
+// each tile with the column means and applies it to both sides.
+// Construction is two such passes (see the package comment). Scratch is a
+// tile and its transpose per goroutine and, during Mul, a k×n accumulator
+// per goroutine.
+func NewMatrixFree(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
+	return newTiled(ctx, rows, 0, KindMatrixFree, progress)
+}
+
+// NewHybrid is NewMatrixFree with as many centred tiles cached (float64)
+// as budgetBytes allows; the others are recomputed in every pass. Budget 0
+// is matrix-free; from 8n² bytes every tile is cached (the tiles cover
+// the upper triangle and the diagonal squares, under n² entries).
+func NewHybrid(ctx context.Context, rows Rows, budgetBytes int64, progress Progress) (Operator, error) {
+	return newTiled(ctx, rows, budgetBytes, KindHybrid, progress)
+}
+
+func newTiled(ctx context.Context, rows Rows, budget int64, kind Kind, progress Progress) (*tiled, error) {
+	n := rows.N()
+	blk, _ := rows.(Blocks)
+	tl := newTiling(n, blk != nil)
+	o := &tiled{kind: kind, rows: rows, blk: blk, tl: tl, off: make([]int, len(tl.tiles)), cum: make([]float64, len(tl.tiles))}
+	// Cache tiles in order while they fit: every entry cached saves one
+	// evaluation per pass for 8 bytes, whichever tile it is in.
+	avail, used, cost := budget/8, 0, 0.0
+	for i, t := range tl.tiles {
+		c := float64(t.area())
+		if int64(used+t.area()) <= avail {
+			o.off[i] = used
+			used += t.area()
+			c *= cachedCost
+		} else {
+			o.off[i] = -1
+		}
+		cost += c
+		o.cum[i] = cost
+	}
+	o.cache = make([]float64, used)
+
+	pc := newProgress(progress, 2*len(tl.tiles))
+	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
+	if err != nil {
+		return nil, err
+	}
+	// Second pass: centre every tile, for the trace and Frobenius norm of
+	// K_c, keeping the tiles that are cached.
+	nw := workers(n, len(tl.tiles))
+	scr := newScratch(tl, nw)
+	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
+	err = run(ctx, partition(areaCost(tl), nw), func(p, i int) {
+		t := tl.tiles[i]
+		a := o.tile(i, scr[p].a)
+		compute(rows, blk, t, a)
+		frob2[i], trace[i] = tl.centre(a, t, mean, grand)
+	}, pc.tickFunc())
+	if err != nil {
+		return nil, err
+	}
+	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2)}
+	return o, nil
+}
+
+// tile returns where tile i's values live: its place in the cache, or the
+// scratch a.
+func (o *tiled) tile(i int, a []float64) []float64 {
+	area := o.tl.tiles[i].area()
+	if off := o.off[i]; off >= 0 {
+		return o.cache[off : off+area]
+	}
+	return a[:area]
+}
+
+func (o *tiled) N() int       { return o.tl.n }
+func (o *tiled) Kind() Kind   { return o.kind }
+func (o *tiled) Stats() Stats { return o.st }
+
+// Bytes counts the cached tiles, the column means and the tile list.
+func (o *tiled) Bytes() int64 {
+	return 8*int64(len(o.cache)+len(o.st.ColMean)) + int64(len(o.tl.tiles))*(32+8+8)
+}
+
+// CachedFraction reports the fraction of the tiles' entries that are
+// cached: 0 for matrix-free, 1 when the budget held every tile.
+func (o *tiled) CachedFraction() float64 {
+	total := 0
+	for _, t := range o.tl.tiles {
+		total += t.area()
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(len(o.cache)) / float64(total)
+}
+
+// Evaluations reports the kernel evaluations one Mul pass computes: the
+// entries of the tiles not cached (about n²/2 for matrix-free with
+// Blocks, plus the lower halves of the diagonal squares).
+func (o *tiled) Evaluations() int64 {
+	var e int64
+	for i, t := range o.tl.tiles {
+		if o.off[i] < 0 {
+			e += int64(t.area())
+		}
+	}
+	return e
+}
+
+func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
+	n := o.tl.n
+	checkMul(n, dst, v, k)
+	if k == 0 || n == 0 {
+		return ctx.Err()
+	}
+	nw := workers(n, len(o.tl.tiles))
+	accs := make([][]float64, nw)
+	accs[0] = dst[:k*n]
+	clear(accs[0])
+	for p := 1; p < nw; p++ {
+		accs[p] = make([]float64, k*n)
+	}
+	scr := newScratch(o.tl, nw)
+	m, g := o.st.ColMean, o.st.Grand
+	err := run(ctx, partition(o.cum, nw), func(p, i int) {
+		t := o.tl.tiles[i]
+		a := o.tile(i, scr[p].a)
+		if o.off[i] < 0 {
+			compute(o.rows, o.blk, t, a)
+			o.tl.centre(a, t, m, g)
+		}
+		o.tl.apply(a, t, v, k, accs[p], scr[p].tt)
+	}, nil)
+	if err != nil {
+		return err
+	}
+	for _, acc := range accs[1:] {
+		for j, x := range acc {
+			dst[j] += x
+		}
+	}
+	return nil
+}
