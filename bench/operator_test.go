@@ -109,11 +109,11 @@ func buildOperator(b *testing.B, kind kernelop.Kind, x []float64, n, d int) kern
 		g, tr, f2 := gram.CenterStats(k, n, mean)
 		op = kernelop.NewDense(k, n, kernelop.Stats{ColMean: mean, Grand: g, Trace: tr, Frob2: f2}, blas.Default())
 	case kernelop.KindFloat32:
-		op, err = kernelop.NewFloat32(ctx, rows, nil)
+		op, err = kernelop.NewFloat32(ctx, rows, nil, nil)
 	case kernelop.KindMatrixFree:
 		op, err = kernelop.NewMatrixFree(ctx, rows, nil)
 	case kernelop.KindHybrid:
-		op, err = kernelop.NewHybrid(ctx, rows, kernelop.Float32Bytes(n), nil)
+		op, err = kernelop.NewHybrid(ctx, rows, kernelop.Float32Bytes(n), nil, nil)
 	}
 	if err != nil {
 		b.Fatal(err)

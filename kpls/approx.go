@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // The number of random probe vectors behind DoFApprox defaults to
@@ -24,12 +25,12 @@ const (
 // approxInput is what the approximate DoF needs from a fit.
 type approxInput struct {
 	bl        blas.Float64
-	op        blockOp   // products with the centred kernel matrix
-	yc        []float64 // centred response
-	kr        *krylov   // the fit's vectors
-	trK, trK2 float64   // tr K and ‖K‖²_F of the centred kernel matrix
-	lz        *lanczos  // the fit's Lanczos matrix
-	mMax      int       // DoF(m) for m = 1..mMax
+	op        kernelop.Operator // products with the centred kernel matrix
+	yc        []float64         // centred response
+	kr        *krylov           // the fit's vectors
+	trK, trK2 float64           // tr K and ‖K‖²_F of the centred kernel matrix
+	lz        *lanczos          // the fit's Lanczos matrix
+	mMax      int               // DoF(m) for m = 1..mMax
 	probes    int
 	seed      uint64
 	progress  func(done, total int)
@@ -78,7 +79,7 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	// Ritz pairs of K on the span of the scores: H = TᵀKT.
 	S := kr.steps
 	kt := make([]float64, S*n)
-	if err := in.op.mulRows(ctx, kt, kr.t[:S*n], S); err != nil {
+	if err := in.op.Mul(ctx, kt, kr.t[:S*n], S); err != nil {
 		return nil, nil, nil, err
 	}
 	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
@@ -381,7 +382,7 @@ func (d *ritzDeflation) project(bl blas.Float64, z []float64, rows int) []float6
 //	Q_{j+1} = (K Q_j − α_j Q_j − (β_j²/c_j) Q_{j−1}) / c_{j+1},
 //
 // Q_0 = ζ: the vectors stay the size of q_j(K)ζ, whatever the degree.
-func residualForms(ctx context.Context, op blockOp, bl blas.Float64, z []float64, rows, s int, lz *lanczos, mMax int, project func(bl blas.Float64, z []float64, rows int) []float64, progress func(done, total int)) (forms [][]float64, a1, a2 []float64, err error) {
+func residualForms(ctx context.Context, op kernelop.Operator, bl blas.Float64, z []float64, rows, s int, lz *lanczos, mMax int, project func(bl blas.Float64, z []float64, rows int) []float64, progress func(done, total int)) (forms [][]float64, a1, a2 []float64, err error) {
 	n := len(z) / rows
 	alpha, beta := lz.jacobi(mMax)
 	forms = make([][]float64, mMax+1)
@@ -396,7 +397,7 @@ func residualForms(ctx context.Context, op blockOp, bl blas.Float64, z []float64
 	kq := make([]float64, rows*n)
 	var cPrev float64
 	for j := 0; j < mMax; j++ {
-		if err := op.mulRows(ctx, kq, cur, rows); err != nil {
+		if err := op.Mul(ctx, kq, cur, rows); err != nil {
 			return nil, nil, nil, err
 		}
 		if j == 0 {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // TestApproxDoFAccuracy holds the approximate DoF to 2 % of the exact DoF
@@ -219,7 +220,7 @@ func TestResidualForms(t *testing.T) {
 		z[i] = float64(2*rng.IntN(2) - 1)
 	}
 	bl := blas.Default()
-	forms, a1, a2, err := residualForms(context.Background(), denseOp{bl, k, n}, bl, z, rows, rows-1, lz, steps, nil, nil)
+	forms, a1, a2, err := residualForms(context.Background(), kernelop.NewDense(k, n, kernelop.Stats{}, bl), bl, z, rows, rows-1, lz, steps, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/gram"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // Band is a prediction with its pointwise confidence interval.
@@ -62,33 +62,11 @@ func (m *Model) TrainingBands(ctx context.Context, comp int, opt BandOptions) ([
 	if err := m.checkComponents(comp); err != nil {
 		return nil, err
 	}
-	k, err := m.kernel(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// The training rows' kernel vectors, computed as a new point's are
+	// (whatever the storage of the kernel matrix).
 	return m.bands(ctx, comp, opt, m.n, func(dst []float64, r0, rows int) {
-		copy(dst, k[r0*m.n:(r0+rows)*m.n])
+		m.centredCross(dst, m.x[r0*m.d:(r0+rows)*m.d], rows)
 	})
-}
-
-// kernel returns the centred training kernel matrix, rebuilding it once
-// for a loaded model.
-func (m *Model) kernel(ctx context.Context) ([]float64, error) {
-	m.kOnce.Do(func() {
-		if err := checkKernelSize(m.n); err != nil {
-			m.kErr = err
-			return
-		}
-		k := make([]float64, m.n*m.n)
-		// A cancelled context must not poison the model for later calls.
-		if err := kernelMatrix(context.WithoutCancel(ctx), k, m.opts.Kernel, m.x, m.n, m.d); err != nil {
-			m.kErr = err
-			return
-		}
-		gram.Center(k, m.n, make([]float64, m.n))
-		m.kc = k
-	})
-	return m.kc, m.kErr
 }
 
 func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fill func(dst []float64, r0, rows int)) ([]Band, error) {
@@ -107,7 +85,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 		return nil, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
 	}
 	zq := distuv.UnitNormal.Quantile(1 - (1-level)/2)
-	k, err := m.kernel(ctx)
+	op, err := m.operator(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +98,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 	bl := m.opts.Backend
 	var qt []float64
 	if comp > 0 {
-		if qt, err = m.residualScores(ctx, comp, theta, k); err != nil {
+		if qt, err = m.residualScores(ctx, comp, theta, op); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +126,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, cg, comp, qt, n, 0, b, n)
 		}
 		clear(s[:w*n])
-		if err := ritzRecurrence(ctx, bl, k, n, theta, q, s, kq, w); err != nil {
+		if err := ritzRecurrence(ctx, bl, op, theta, q, s, kq, w); err != nil {
 			return nil, err
 		}
 		if !checked {
@@ -189,16 +167,15 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 // problem on the w rows of q, adding q/θ to s (when s is not nil) before
 // each step. Afterwards q holds q_m(K)q₀ and s holds s_m(K)q₀ with
 // q_m(λ) = Π(1 − λ/θ) and s_m = (1 − q_m)/λ. kq is w×n scratch.
-func ritzRecurrence(ctx context.Context, bl blas.Float64, k []float64, n int, theta, q, s, kq []float64, w int) error {
+func ritzRecurrence(ctx context.Context, bl blas.Float64, op kernelop.Operator, theta, q, s, kq []float64, w int) error {
+	n := op.N()
 	for _, th := range theta {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		if s != nil {
 			bl.Daxpy(w*n, 1/th, q, 1, s, 1)
 		}
-		// Q·Kᵀ = Q·K: K is symmetric and stored in full.
-		bl.Dgemm(gblas.NoTrans, gblas.Trans, w, n, n, 1, q, n, k, n, 0, kq, n)
+		if err := op.Mul(ctx, kq, q, w); err != nil {
+			return err
+		}
 		bl.Daxpy(w*n, -1/th, kq, 1, q, 1)
 	}
 	return nil
@@ -207,7 +184,7 @@ func ritzRecurrence(ctx context.Context, bl blas.Float64, k []float64, n int, th
 // residualScores returns q_m(K)·T_m (m×n, m = comp), computing it on the
 // first request for m: m products of K with m rows, which every later
 // band at m reuses (the second term of H_mᵀk is this times Gᵀk).
-func (m *Model) residualScores(ctx context.Context, comp int, theta, k []float64) ([]float64, error) {
+func (m *Model) residualScores(ctx context.Context, comp int, theta []float64, op kernelop.Operator) ([]float64, error) {
 	m.qtMu.Lock()
 	qt, ok := m.qt[comp]
 	m.qtMu.Unlock()
@@ -216,7 +193,7 @@ func (m *Model) residualScores(ctx context.Context, comp int, theta, k []float64
 	}
 	n := m.n
 	qt = append([]float64(nil), m.t[:comp*n]...)
-	if err := ritzRecurrence(ctx, m.opts.Backend, k, n, theta, qt, nil, make([]float64, comp*n), comp); err != nil {
+	if err := ritzRecurrence(ctx, m.opts.Backend, op, theta, qt, nil, make([]float64, comp*n), comp); err != nil {
 		return nil, err
 	}
 	m.qtMu.Lock()

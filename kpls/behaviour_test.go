@@ -406,11 +406,16 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("level %g: %v", lv, err)
 		}
 	}
-	old := maxKernelBytes
-	maxKernelBytes = func() uint64 { return 1000 }
-	defer func() { maxKernelBytes = old }()
-	if _, err := Fit(ctx, x, y, Options{}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "GB") {
-		t.Errorf("kernel too large: %v", err)
+	for _, s := range []Storage{StorageDense, StorageFloat32} {
+		if _, err := Fit(ctx, x, y, Options{Storage: s, MemoryLimit: 100}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "GB") {
+			t.Errorf("%s kernel too large: %v", s, err)
+		}
+	}
+	if _, err := Fit(ctx, x, y, Options{Storage: "sparse"}); !errors.Is(err, ErrStorage) {
+		t.Errorf("unknown storage: %v", err)
+	}
+	if _, err := Fit(ctx, x, y, Options{MemoryLimit: -1}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("negative memory limit: %v", err)
 	}
 }
 

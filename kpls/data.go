@@ -67,18 +67,3 @@ func (s *scaling) apply(x []float64, n, d int) {
 		}
 	}
 }
-
-// maxKernelBytes bounds the kernel matrix so that a huge n fails with a
-// clear error before allocation rather than with an out-of-memory crash.
-// It is a variable for tests.
-var maxKernelBytes = func() uint64 { return physicalMemory() / 10 * 8 }
-
-// checkKernelSize refuses kernel matrices that would not fit.
-func checkKernelSize(n int) error {
-	need := uint64(n) * uint64(n) * 8
-	if limit := maxKernelBytes(); limit > 0 && need > limit {
-		return fmt.Errorf("%w: n = %d needs %.1f GB for the n×n kernel matrix, the limit here is %.1f GB",
-			ErrTooLarge, n, float64(need)/1e9, float64(limit)/1e9)
-	}
-	return nil
-}

@@ -7,6 +7,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // lanczosTol is the largest relative rounding error (estimated) that the
@@ -99,7 +100,8 @@ func polyWithError(theta []float64, lambda, delta float64) (q, dq float64) {
 // Differentiating the algorithm that produced ŷ, rather than evaluating
 // the Corollary's polynomial forms, stays accurate up to the breakdown
 // point, where the Ritz-value forms lose all digits.
-func exactDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, kr *krylov, mMax int, progress func(done, total int)) ([]float64, error) {
+func exactDoF(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, kr *krylov, mMax int, progress func(done, total int)) ([]float64, error) {
+	n := op.N()
 	out := make([]float64, mMax+1)
 	out[0] = 1
 	b := min(n, 128, max(1, int(256e6/(16*float64(mMax)*float64(n)))))
@@ -111,6 +113,10 @@ func exactDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []flo
 	dg := make([]float64, n*b)
 	dc := make([]float64, mMax*b)
 	row := make([]float64, b)
+	// The operator multiplies vectors stored as rows; the directions here
+	// are columns (n×b), so they go through a transposed copy.
+	dRt := make([]float64, b*n)
+	dtt := make([]float64, b*n)
 	t := make([]float64, n)
 	g := make([]float64, n)
 	c := make([]float64, mMax)
@@ -135,7 +141,19 @@ func exactDoF(ctx context.Context, bl blas.Float64, k []float64, n int, yc []flo
 					dR[a*b+j] = v
 				}
 			}
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, w, n, 1, k, n, dR, b, 0, dt, b)
+			for a := 0; a < n; a++ {
+				for j := 0; j < w; j++ {
+					dRt[j*n+a] = dR[a*b+j]
+				}
+			}
+			if err := op.Mul(ctx, dtt, dRt, w); err != nil {
+				return nil, err
+			}
+			for a := 0; a < n; a++ {
+				for j := 0; j < w; j++ {
+					dt[a*b+j] = dtt[j*n+a]
+				}
+			}
 			copy(dg, dR)
 			copy(t, kr.ktr[i*n:(i+1)*n])
 			copy(g, kr.r[i*n:(i+1)*n])

@@ -21,6 +21,7 @@ var (
 	ErrBreakdown  = errors.New("kpls: Krylov breakdown")
 	ErrDegenerate = errors.New("kpls: the kernel matrix is zero after centring")
 	ErrTooLarge   = errors.New("kpls: the kernel matrix would not fit in memory")
+	ErrStorage    = errors.New("kpls: unknown kernel storage")
 	ErrModelFile  = errors.New("kpls: not a valid model file")
 	ErrUnreliable = errors.New("kpls: result not numerically reliable")
 )

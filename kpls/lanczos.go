@@ -1,13 +1,9 @@
 package kpls
 
 import (
-	"context"
 	"math"
 
-	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kpls-go/kpls/blas"
 )
 
 // lanczos holds the fit's Lanczos matrix L = TᵀKR̂ (steps×steps, upper
@@ -146,28 +142,4 @@ func ritzVectors(l []float64, ld, m int) (theta []float64, u, v *mat.Dense, ok b
 	svd.UTo(u)
 	svd.VTo(v)
 	return theta, u, v, true
-}
-
-// blockOp multiplies blocks of vectors by the centred kernel matrix K.
-type blockOp interface {
-	// mulRows sets dst = src·K for rows×n row-major blocks (K is
-	// symmetric, so each row of dst is K times that row of src).
-	mulRows(ctx context.Context, dst, src []float64, rows int) error
-}
-
-// denseOp is K stored in full, n×n row-major.
-type denseOp struct {
-	bl blas.Float64
-	k  []float64
-	n  int
-}
-
-func (d denseOp) mulRows(ctx context.Context, dst, src []float64, rows int) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// W·Kᵀ = W·K; transposed, a backend can take dot products of rows
-	// (simd.GemmNT in "go").
-	d.bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, d.n, d.n, 1, src, d.n, d.k, d.n, 0, dst, d.n)
-	return nil
 }

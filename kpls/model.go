@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/gram"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // Model is a fitted kernel PLS model holding every m up to its number of
@@ -40,11 +40,14 @@ type Model struct {
 	stop      Stop    // why the fit stopped early
 	chosen    *Choice // how the default m was chosen; nil in files from before it was recorded
 
-	// The centred kernel matrix, kept from Fit or rebuilt on the first
-	// request for confidence bands.
-	kOnce sync.Once
-	kc    []float64
-	kErr  error
+	// storage is how the fit held the kernel matrix ("" in a loaded
+	// model until bands need the matrix).
+	storage Storage
+	// The centred kernel matrix as an operator, kept from Fit or built on
+	// the first request for confidence bands.
+	opOnce sync.Once
+	op     kernelop.Operator
+	opErr  error
 
 	// q_m(K)·T_m (m×n) for the m that confidence bands were asked for,
 	// computed once each: the bands' second term for any point is this
@@ -61,14 +64,14 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKernelSize(m.n); err != nil {
+	op, err := m.buildOperator(ctx, xs, nil)
+	if err != nil {
 		return nil, err
 	}
-	k := make([]float64, m.n*m.n)
-	if err := m.fit(ctx, k, xs, y); err != nil {
+	if err := m.fitOperator(ctx, op, y); err != nil {
 		return nil, err
 	}
-	m.kOnce.Do(func() { m.kc = k })
+	m.op = op
 	c := m.opts.Criterion
 	m.chosen = &Choice{Criterion: c, M: m.ComponentsBy(c)}
 	if m.chosen.M == m.valid && m.valid == m.opts.Components && m.valid > 0 {
@@ -134,39 +137,22 @@ func (m *Model) featureName(j int) string {
 	return fmt.Sprintf("column %d", j+1)
 }
 
-// fit builds the centred kernel matrix in k (n×n, reused by Select across
-// widths), runs NIPALS and computes DoF and criteria.
-func (m *Model) fit(ctx context.Context, k []float64, xs, y []float64) error {
-	if err := m.buildKernel(ctx, k, xs); err != nil {
-		return err
+// fit builds the centred kernel matrix in buf's memory (reused by Select
+// across widths and folds), runs NIPALS and computes DoF and criteria. It
+// returns the operator, which lives in buf.
+func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
+	op, err := m.buildOperator(ctx, xs, buf)
+	if err != nil {
+		return nil, err
 	}
-	return m.fitKernel(ctx, k, y)
+	return op, m.fitOperator(ctx, op, y)
 }
 
-// buildKernel fills k with the centred kernel matrix of the standardised
-// inputs xs and keeps its column means, trace and Frobenius norm.
-func (m *Model) buildKernel(ctx context.Context, k []float64, xs []float64) error {
-	o := &m.opts
-	n := m.n
-	width := o.kernelWidth()
-	o.report("kernel", width, 0, 1)
-	if err := kernelMatrix(ctx, k, o.Kernel, xs, n, m.d); err != nil {
-		return err
-	}
-	m.colMean = make([]float64, n)
-	m.grand, m.trK, m.trK2 = gram.CenterStats(k, n, m.colMean)
-	if !(m.trK > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
-		return fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, m.trK)
-	}
-	o.report("kernel", width, 1, 1)
-	return nil
-}
-
-// fitKernel runs NIPALS on the centred kernel matrix k for
+// fitOperator runs NIPALS on the centred kernel matrix op for
 // m.opts.Components components and computes DoF and criteria. Run again
-// with more components on the same k, it fits from scratch without
+// with more components on the same op, it fits from scratch without
 // rebuilding the kernel matrix.
-func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
+func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float64) error {
 	o := &m.opts
 	n := m.n
 	width := o.kernelWidth()
@@ -187,7 +173,11 @@ func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
 	if isNaNOrInf(ss) {
 		return fmt.Errorf("%w: y is too large in magnitude (its mean or sum of squares overflows)", ErrNonFinite)
 	}
-	kr, err := nipals(ctx, o.Backend, k, n, yc, o.steps(o.maxComponents(n, m.d)), func(done, total int) { o.report("fit", width, done, total) })
+	ritzMax := ritzCondMax
+	if op.Kind() == kernelop.KindFloat32 {
+		ritzMax = float32RitzMax
+	}
+	kr, err := nipals(ctx, o.Backend, op, yc, o.steps(o.maxComponents(n, m.d)), ritzMax, func(done, total int) { o.report("fit", width, done, total) })
 	if err != nil {
 		return err
 	}
@@ -208,7 +198,7 @@ func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
 	l := kr.lanczosL(o.Backend, m.steps)
 	m.l = l
 
-	dof, err := m.dof(ctx, k, yc, kr, tr, frob2)
+	dof, err := m.dof(ctx, op, yc, kr, tr, frob2)
 	if err != nil {
 		return err
 	}
@@ -236,7 +226,7 @@ func (m *Model) fitKernel(ctx context.Context, k []float64, y []float64) error {
 
 // dof computes DoF(m) for m = 0..valid with the configured method.
 // tr and frob2 are the trace and squared Frobenius norm of the centred K.
-func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 float64) ([]float64, error) {
+func (m *Model) dof(ctx context.Context, op kernelop.Operator, yc []float64, kr *krylov, tr, frob2 float64) ([]float64, error) {
 	o := &m.opts
 	width := o.kernelWidth()
 	var dof []float64
@@ -248,7 +238,7 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 
 		}
 	case DoFExact:
 		var err error
-		dof, err = exactDoF(ctx, o.Backend, k, m.n, yc, kr, m.valid, func(done, total int) { o.report("dof", width, done, total) })
+		dof, err = exactDoF(ctx, o.Backend, op, yc, kr, m.valid, func(done, total int) { o.report("dof", width, done, total) })
 		if err != nil {
 			return nil, err
 		}
@@ -256,7 +246,7 @@ func (m *Model) dof(ctx context.Context, k, yc []float64, kr *krylov, tr, frob2 
 		var why []string
 		var err error
 		dof, m.dofSE, why, err = approxDoF(ctx, approxInput{
-			bl: o.Backend, op: denseOp{o.Backend, k, m.n}, yc: yc, kr: kr, trK: tr, trK2: frob2,
+			bl: o.Backend, op: op, yc: yc, kr: kr, trK: tr, trK2: frob2,
 			lz: newLanczos(m.l, m.steps), mMax: m.valid, probes: o.probes(m.n), seed: o.Seed,
 			progress: func(done, total int) { o.report("dof", width, done, total) },
 		})
@@ -297,6 +287,10 @@ func (m *Model) Options() Options {
 	}
 	return o
 }
+
+// Storage returns how the fit held the kernel matrix (dense, float32,
+// hybrid or matrix-free; see Options.Storage).
+func (m *Model) Storage() Storage { return m.storage }
 
 // N returns the number of training points; D the number of features.
 func (m *Model) N() int { return m.n }

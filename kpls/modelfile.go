@@ -50,6 +50,9 @@ type payload struct {
 	Stop *Stop `json:"stop,omitempty"`
 	// Chosen is the default m and how it was chosen (version 2 on).
 	Chosen *Choice `json:"chosen,omitempty"`
+	// Storage is how the fit held the kernel matrix (empty in files
+	// written before it was recorded).
+	Storage Storage `json:"storage,omitempty"`
 }
 
 // fileStats is Stats with NaN written as null (JSON has no NaN).
@@ -89,7 +92,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	p := payload{
 		Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, X: m.x, YMean: m.yMean, YC: m.yc,
 		ColMean: m.colMean, Grand: m.grand, Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos,
-		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns, Chosen: m.chosen,
+		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage,
 	}
 	if m.stop.Reason != StopNone {
 		p.Stop = &m.stop
@@ -161,7 +164,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	}
 	*m = Model{opts: o, n: p.N, d: p.D, scale: p.Scaling, x: p.X, yMean: p.YMean, yc: p.YC,
 		colMean: p.ColMean, grand: p.Grand, valid: p.Valid, steps: p.Steps, lanczos: p.Lanczos,
-		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen}
+		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen, storage: p.Storage}
 	if p.Stop != nil {
 		m.stop = *p.Stop
 	}
@@ -209,6 +212,8 @@ func (p *payload) check() error {
 		return fmt.Errorf("chosen m = %d outside 0..%d", p.Chosen.M, p.Valid)
 	case p.Chosen != nil && !validCriterion(p.Chosen.Criterion):
 		return fmt.Errorf("chosen by unknown criterion %q", p.Chosen.Criterion)
+	case p.Storage != "" && p.Storage != StorageDense && p.Storage != StorageFloat32 && p.Storage != StorageHybrid && p.Storage != StorageMatrixFree:
+		return fmt.Errorf("unknown kernel storage %q", p.Storage)
 	case p.Scaling != nil && (len(p.Scaling.Mean) != d || len(p.Scaling.Scale) != d):
 		return fmt.Errorf("standardisation of the wrong size")
 	case (p.Scaling == nil) != p.Options.RawFeatures:

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // Breakdown thresholds (docs/design.md §2). A component is refused when
@@ -44,8 +45,11 @@ type krylov struct {
 }
 
 // nipals runs kernel NIPALS with two-pass Gram–Schmidt for up to maxSteps
-// components on the centred kernel matrix k (n×n) and centred response yc.
-func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float64, maxSteps int, progress func(done, total int)) (*krylov, error) {
+// components on the centred kernel matrix op and centred response yc,
+// stopping where the Ritz values span more than ritzMax (ritzCondMax, or
+// less for storage that resolves fewer digits).
+func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, maxSteps int, ritzMax float64, progress func(done, total int)) (*krylov, error) {
+	n := op.N()
 	kr := &krylov{
 		n:     n,
 		t:     make([]float64, maxSteps*n),
@@ -72,7 +76,9 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 			r[j] = yc[j] - yhPrev[j]
 		}
 		tt := kr.ktr[i*n : (i+1)*n]
-		bl.Dsymv(gblas.Upper, n, 1, k, n, r, 1, 0, tt, 1)
+		if err := op.Mul(ctx, tt, r, 1); err != nil {
+			return nil, err
+		}
 		rkr := bl.Ddot(n, r, 1, tt, 1)
 		if !(rkr > 0) || isNaNOrInf(rkr) {
 			kr.stop = stopAt(StopNoWeight, i+1, "the residual has no weight on the kernel (rᵀKr = %.3g)", rkr)
@@ -124,9 +130,13 @@ func nipals(ctx context.Context, bl blas.Float64, k []float64, n int, yc []float
 		}
 		kr.rss[i+1] = rss
 		kr.steps = i + 1
-		if c := kr.ritzCond(bl); c > ritzCondMax {
+		if c := kr.ritzCond(bl); c > ritzMax {
 			kr.steps = i
-			kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what float64 resolves", c)
+			what := "float64"
+			if op.Kind() == kernelop.KindFloat32 {
+				what = "float32 storage of the kernel matrix"
+			}
+			kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what %s resolves", c, what)
 			break
 		}
 		if progress != nil {

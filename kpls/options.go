@@ -91,6 +91,16 @@ type Options struct {
 	FeatureNames []string `json:"feature_names,omitempty"`
 	TargetName   string   `json:"target_name,omitempty"`
 
+	// Storage is how the fit holds the centred kernel matrix; the zero
+	// value (StorageAuto) chooses by MemoryLimit. Not saved with a model:
+	// a loaded model that needs its kernel matrix (confidence bands)
+	// chooses on the machine that loads it.
+	Storage Storage `json:"-"`
+	// MemoryLimit is the bytes the kernel matrix may take; zero means
+	// DefaultMemoryLimit(). Storage forced to dense or float32 beyond it
+	// is an error (ErrTooLarge); hybrid storage caches this much.
+	MemoryLimit int64 `json:"-"`
+
 	// Backend does the linear algebra; nil means blas.Default().
 	Backend blas.Float64 `json:"-"`
 	// Progress, if not nil, is called as long work advances. It is called
@@ -166,6 +176,12 @@ func (o Options) resolved(n, d int) (Options, error) {
 	if o.Probes < 0 || o.Probes == 1 {
 		// One probe has no spread, so no standard error.
 		return o, fmt.Errorf("%w: %d probes (want 0 for the default or at least 2)", ErrBadOption, o.Probes)
+	}
+	if o.MemoryLimit < 0 {
+		return o, fmt.Errorf("%w: memory limit %d bytes", ErrBadOption, o.MemoryLimit)
+	}
+	if _, err := ParseStorage(string(o.Storage)); err != nil {
+		return o, err
 	}
 	if o.Backend == nil {
 		o.Backend = blas.Default()

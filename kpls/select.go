@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // Defaults of SelectOptions.
@@ -352,11 +354,13 @@ type selector struct {
 	seed           uint64
 	start, maxComp int
 	opts           Options
-	k              []float64 // n×n buffer for the fits to all rows
-	fk             []float64 // buffer for the fold fits
-	split          []fold    // the cross-validation folds, split once
-	model          *Model    // the last full fit, kept for final()
-	modelAt        int       // the grid point s.model was fitted at
+	// buf is the memory of one kernel matrix, for the fits to all rows
+	// and the fold fits alike: one at a time, whatever the width.
+	buf     kernelBuffer
+	split   []fold            // the cross-validation folds, split once
+	model   *Model            // the last full fit, kept for final()
+	modelAt int               // the grid point s.model was fitted at
+	op      kernelop.Operator // s.model's kernel matrix while it is in buf, else nil
 }
 
 func (s *selector) options(g gridPoint, comp int) Options {
@@ -433,7 +437,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
 func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warning, error) {
 	o := s.options(g, comp)
 	var m *Model
-	if s.model != nil && s.modelAt == g.id {
+	if s.model != nil && s.modelAt == g.id && s.op != nil {
 		// A refit with more components on the kept kernel matrix.
 		m = s.model
 		ro, err := o.resolved(s.n, s.d)
@@ -441,7 +445,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 			return nil, false, nil, err
 		}
 		m.opts = ro
-		if err := m.fitKernel(s.ctx, s.k, s.y); err != nil {
+		if err := m.fitOperator(s.ctx, s.op, s.y); err != nil {
 			return nil, false, nil, err
 		}
 	} else {
@@ -451,13 +455,9 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 		if err != nil {
 			return nil, false, nil, err
 		}
-		if s.k == nil {
-			if err := checkKernelSize(s.n); err != nil {
-				return nil, false, nil, err
-			}
-			s.k = make([]float64, s.n*s.n)
-		}
-		if err := m.fit(s.ctx, s.k, xs, s.y); err != nil {
+		s.op = nil
+		if s.op, err = m.fit(s.ctx, &s.buf, xs, s.y); err != nil {
+			s.op = nil
 			return nil, false, nil, err
 		}
 	}
@@ -497,14 +497,8 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 		if err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		nt := len(ytr)
-		if len(s.fk) < nt*nt {
-			if err := checkKernelSize(nt); err != nil {
-				return nil, false, err
-			}
-			s.fk = make([]float64, nt*nt)
-		}
-		if err := m.fit(s.ctx, s.fk[:nt*nt], xs, ytr); err != nil {
+		s.op = nil // the buffer is the fold's now
+		if _, err := m.fit(s.ctx, &s.buf, xs, ytr); err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
 		valid = min(valid, m.valid)
@@ -550,13 +544,8 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 		if err != nil {
 			return nil, err
 		}
-		if s.k == nil {
-			if err := checkKernelSize(s.n); err != nil {
-				return nil, err
-			}
-			s.k = make([]float64, s.n*s.n)
-		}
-		if err := m.fit(s.ctx, s.k, xs, s.y); err != nil {
+		s.op = nil
+		if _, err := m.fit(s.ctx, &s.buf, xs, s.y); err != nil {
 			return nil, err
 		}
 		if m.valid < choice {

@@ -44,11 +44,11 @@ func main() {
 	var err error
 	switch kernelop.Kind(*kind) {
 	case kernelop.KindFloat32:
-		op, err = kernelop.NewFloat32(ctx, rows, nil)
+		op, err = kernelop.NewFloat32(ctx, rows, nil, nil)
 	case kernelop.KindMatrixFree:
 		op, err = kernelop.NewMatrixFree(ctx, rows, nil)
 	case kernelop.KindHybrid:
-		op, err = kernelop.NewHybrid(ctx, rows, *budget, nil)
+		op, err = kernelop.NewHybrid(ctx, rows, *budget, nil, nil)
 	default:
 		log.Fatalf("kind %q", *kind)
 	}

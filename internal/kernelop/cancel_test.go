@@ -45,10 +45,10 @@ func TestCancel(t *testing.T) {
 	tiles := len(newTiling(n, true).tiles)
 	limit := int64(runtime.GOMAXPROCS(0))
 	builders := map[string]func(context.Context, Rows) (Operator, error){
-		"float32":     func(ctx context.Context, r Rows) (Operator, error) { return NewFloat32(ctx, r, nil) },
+		"float32":     func(ctx context.Context, r Rows) (Operator, error) { return NewFloat32(ctx, r, nil, nil) },
 		"matrix-free": func(ctx context.Context, r Rows) (Operator, error) { return NewMatrixFree(ctx, r, nil) },
 		"hybrid": func(ctx context.Context, r Rows) (Operator, error) {
-			return NewHybrid(ctx, r, DenseBytes(n)/4, nil)
+			return NewHybrid(ctx, r, DenseBytes(n)/4, nil, nil)
 		},
 	}
 	for name, build := range builders {
@@ -88,7 +88,7 @@ func TestCancel(t *testing.T) {
 	// Operators whose Mul reads stored values stop at a cancelled context.
 	t.Run("stored/mul", func(t *testing.T) {
 		rows := gram.NewRBFRows(x, n, 3, 1)
-		f32, err := NewFloat32(context.Background(), rows, nil)
+		f32, err := NewFloat32(context.Background(), rows, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestHybridBudget(t *testing.T) {
 		budget int64
 		frac   float64 // -1: strictly between 0 and 1
 	}{{0, 0}, {DenseBytes(n) / 5, -1}, {DenseBytes(n), 1}} {
-		op, err := NewHybrid(context.Background(), rows, c.budget, nil)
+		op, err := NewHybrid(context.Background(), rows, c.budget, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,15 +179,15 @@ func kinds(t *testing.T, p *problem) map[string]Operator {
 		}
 		return op
 	}
-	ops["float32"] = must(NewFloat32(ctx, p.rows, nil))
-	ops["float32/rows-only"] = must(NewFloat32(ctx, rowsOnly{p.rows}, nil))
+	ops["float32"] = must(NewFloat32(ctx, p.rows, nil, nil))
+	ops["float32/rows-only"] = must(NewFloat32(ctx, rowsOnly{p.rows}, nil, nil))
 	ops["matrix-free"] = must(NewMatrixFree(ctx, p.rows, nil))
 	ops["matrix-free/rows-only"] = must(NewMatrixFree(ctx, rowsOnly{p.rows}, nil))
 	full := DenseBytes(n)
 	for _, b := range []int64{0, 8 * tileRows * tileCols, full / 3, full} {
-		ops[fmt.Sprintf("hybrid/budget=%d", b)] = must(NewHybrid(ctx, p.rows, b, nil))
+		ops[fmt.Sprintf("hybrid/budget=%d", b)] = must(NewHybrid(ctx, p.rows, b, nil, nil))
 	}
-	ops["hybrid/rows-only/budget=third"] = must(NewHybrid(ctx, rowsOnly{p.rows}, full/3, nil))
+	ops["hybrid/rows-only/budget=third"] = must(NewHybrid(ctx, rowsOnly{p.rows}, full/3, nil, nil))
 	return ops
 }
 

@@ -27,7 +27,13 @@ func (o *packed) start(i int) int { return i*o.n - i*(i-1)/2 }
 // errs by at most 2⁻²⁴·Σ_j|K_c,ij||v_j| beyond float64 rounding. Not for
 // near-identity kernels or fits near breakdown, whose DoF depend on the
 // digits this loses.
-func NewFloat32(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
+//
+// buf, when it holds at least n(n+1)/2 entries, becomes the storage, so
+// that a caller building one operator after another (a grid of widths)
+// reuses 2n² bytes instead of allocating them per operator; the caller
+// must not use buf, or an operator built in it before, while this one
+// lives. nil allocates.
+func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress) (Operator, error) {
 	n := rows.N()
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
@@ -36,7 +42,11 @@ func NewFloat32(ctx context.Context, rows Rows, progress Progress) (Operator, er
 	if err != nil {
 		return nil, err
 	}
-	o := &packed{p: make([]float32, n*(n+1)/2), n: n}
+	size := n * (n + 1) / 2
+	if len(buf) < size {
+		buf = make([]float32, size)
+	}
+	o := &packed{p: buf[:size], n: n}
 	nw := workers(n, len(tl.tiles))
 	scr := newScratch(tl, nw)
 	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))

@@ -29,18 +29,22 @@ type tiled struct {
 // tile and its transpose per goroutine and, during Mul, a k×n accumulator
 // per goroutine.
 func NewMatrixFree(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
-	return newTiled(ctx, rows, 0, KindMatrixFree, progress)
+	return newTiled(ctx, rows, 0, nil, KindMatrixFree, progress)
 }
 
 // NewHybrid is NewMatrixFree with as many centred tiles cached (float64)
 // as budgetBytes allows; the others are recomputed in every pass. Budget 0
 // is matrix-free; from 8n² bytes every tile is cached (the tiles cover
 // the upper triangle and the diagonal squares, under n² entries).
-func NewHybrid(ctx context.Context, rows Rows, budgetBytes int64, progress Progress) (Operator, error) {
-	return newTiled(ctx, rows, budgetBytes, KindHybrid, progress)
+//
+// buf, when long enough, holds the cache, as NewFloat32's buf holds its
+// storage (the same rule: not in use elsewhere while this operator
+// lives); nil allocates.
+func NewHybrid(ctx context.Context, rows Rows, budgetBytes int64, buf []float64, progress Progress) (Operator, error) {
+	return newTiled(ctx, rows, budgetBytes, buf, KindHybrid, progress)
 }
 
-func newTiled(ctx context.Context, rows Rows, budget int64, kind Kind, progress Progress) (*tiled, error) {
+func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind Kind, progress Progress) (*tiled, error) {
 	n := rows.N()
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
@@ -60,7 +64,10 @@ func newTiled(ctx context.Context, rows Rows, budget int64, kind Kind, progress 
 		cost += c
 		o.cum[i] = cost
 	}
-	o.cache = make([]float64, used)
+	if len(buf) < used {
+		buf = make([]float64, used)
+	}
+	o.cache = buf[:used]
 
 	pc := newProgress(progress, 2*len(tl.tiles))
 	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())

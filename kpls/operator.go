@@ -1,0 +1,251 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/kpls-go/kpls/internal/gram"
+	"github.com/kpls-go/kpls/internal/kernelop"
+)
+
+// Storage names how a fit holds the centred kernel matrix K_c. Everything
+// after building it (the fit, the DoF probes, the confidence bands) needs
+// only products of K_c with thin blocks of vectors, so it need not be held
+// in float64.
+type Storage string
+
+const (
+	// StorageAuto (the zero value) picks by Options.MemoryLimit: dense if
+	// 8n² bytes fit, else float32 if 2n² bytes fit and the fit allows it
+	// (see Options.Storage), else hybrid, else matrix-free.
+	StorageAuto Storage = ""
+	// StorageDense holds K_c as n×n float64 (8n² bytes), with products
+	// through the BLAS backend: the fastest per product.
+	StorageDense Storage = "dense"
+	// StorageFloat32 holds K_c's upper triangle in float32 (2n² bytes),
+	// centred in float64 before rounding; products accumulate in float64.
+	StorageFloat32 Storage = "float32"
+	// StorageHybrid caches as much of K_c as MemoryLimit allows and
+	// recomputes the rest in every product.
+	StorageHybrid Storage = "hybrid"
+	// StorageMatrixFree holds nothing n×n: every product recomputes K_c
+	// from the inputs (n²/2 kernel evaluations per product).
+	StorageMatrixFree Storage = "matrix-free"
+)
+
+// ParseStorage parses a storage name; "auto" and "" mean StorageAuto.
+func ParseStorage(s string) (Storage, error) {
+	switch v := Storage(strings.ToLower(s)); v {
+	case "auto", StorageAuto:
+		return StorageAuto, nil
+	case StorageDense, StorageFloat32, StorageHybrid, StorageMatrixFree:
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: %q (want auto, dense, float32, hybrid or matrix-free)", ErrStorage, s)
+}
+
+// DefaultMemoryLimit is the memory limit for the kernel matrix when
+// Options.MemoryLimit is zero: a quarter of physical memory (2 GiB where it
+// cannot be read), room for it next to the fit's n × components arrays,
+// the inputs and everything else on the machine.
+func DefaultMemoryLimit() int64 { return kernelop.DefaultLimit() }
+
+// KernelBytes returns the memory a storage needs for the kernel matrix of
+// n rows; hybrid and matrix-free return 0 (hybrid uses what the limit
+// gives it).
+func KernelBytes(s Storage, n int) int64 {
+	switch s {
+	case StorageDense:
+		return kernelop.DenseBytes(n)
+	case StorageFloat32:
+		return kernelop.Float32Bytes(n)
+	}
+	return 0
+}
+
+// float32RitzMax bounds the Ritz spread θ_max/θ_min of a fit on float32
+// storage, as ritzCondMax bounds it in float64. Rounding each entry of K_c
+// to float32 perturbs it by E with ‖E‖ ≤ 2⁻²⁴‖K_c‖_F; the smallest Ritz
+// value the fit relies on must stay far above that, or the components past
+// it (and their DoF) describe the rounding, not the kernel. 1e5 keeps
+// θ_min at least 1e-5·θ_max, about 170 times the rounding for kernels whose
+// Frobenius norm is within 10× of their largest eigenvalue (measured in
+// docs/scale.md).
+const float32RitzMax = 1e5
+
+// storageFor returns the storage a fit of n rows uses and the memory limit
+// behind the choice. Auto never picks float32 for exact DoF, which
+// differentiates the fit to the last digit.
+func (o *Options) storageFor(n int) (Storage, int64, error) {
+	limit := o.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit()
+	}
+	s := o.Storage
+	switch s {
+	case StorageAuto:
+		return Storage(kernelop.Choose(n, limit, o.DoF != DoFExact)), limit, nil
+	case StorageDense, StorageFloat32:
+		if need := KernelBytes(s, n); need > limit {
+			return "", 0, fmt.Errorf("%w: n = %d needs %.1f GB for the %s kernel matrix, over the memory limit of %.1f GB (raise MemoryLimit, or use storage hybrid or matrix-free)",
+				ErrTooLarge, n, float64(need)/1e9, s, float64(limit)/1e9)
+		}
+	}
+	return s, limit, nil
+}
+
+// kernelBuffer is memory for one kernel matrix at a time, reused by
+// Select from grid point to grid point and fold to fold so that nothing
+// n×n is allocated per width. One buffer serves dense, float32 and hybrid
+// storage: whichever the next operator needs.
+type kernelBuffer struct {
+	b []float64
+}
+
+func (kb *kernelBuffer) float64s(size int) []float64 {
+	if kb == nil {
+		return make([]float64, size)
+	}
+	if len(kb.b) < size {
+		kb.b = nil // let the old one go before the new one is allocated
+		kb.b = make([]float64, size)
+	}
+	return kb.b[:size]
+}
+
+func (kb *kernelBuffer) float32s(size int) []float32 {
+	if kb == nil {
+		return make([]float32, size)
+	}
+	b := kb.float64s((size + 1) / 2)
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), 2*len(b))[:size]
+}
+
+// buildOperator builds K_c of the standardised inputs xs (which the
+// operator keeps, for storage that recomputes entries) in the storage the
+// options choose, using buf's memory when not nil, and records its
+// statistics in the model.
+func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuffer) (kernelop.Operator, error) {
+	o := &m.opts
+	n := m.n
+	s, limit, err := o.storageFor(n)
+	if err != nil {
+		return nil, err
+	}
+	width := o.kernelWidth()
+	progress := func(done, total int) { o.report("kernel", width, done, total) }
+	var op kernelop.Operator
+	switch s {
+	case StorageDense:
+		progress(0, 1)
+		k := buf.float64s(n * n)
+		if err := kernelMatrix(ctx, k, o.Kernel, xs, n, m.d); err != nil {
+			return nil, err
+		}
+		st := kernelop.Stats{ColMean: make([]float64, n)}
+		st.Grand, st.Trace, st.Frob2 = gram.CenterStats(k, n, st.ColMean)
+		op = kernelop.NewDense(k, n, st, o.Backend)
+		progress(1, 1)
+	case StorageFloat32:
+		op, err = kernelop.NewFloat32(ctx, m.kernelRows(xs), buf.float32s(n*(n+1)/2), progress)
+	case StorageHybrid:
+		op, err = kernelop.NewHybrid(ctx, m.kernelRows(xs), limit, buf.float64s(int(min(limit/8, int64(n)*int64(n)))), progress)
+	default:
+		op, err = kernelop.NewMatrixFree(ctx, m.kernelRows(xs), progress)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := op.Stats()
+	m.storage = s
+	m.colMean, m.grand, m.trK, m.trK2 = st.ColMean, st.Grand, st.Trace, st.Frob2
+	if !(m.trK > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
+		return nil, fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, m.trK)
+	}
+	return op, nil
+}
+
+// kernelRows returns the kernel's rows and blocks over the training rows
+// xs, for storage that computes K tile by tile.
+func (m *Model) kernelRows(xs []float64) kernelop.Blocks {
+	n, d := m.n, m.d
+	switch k := m.opts.Kernel.(type) {
+	case RBF:
+		return gram.NewRBFRows(xs, n, d, k.Width)
+	case Linear:
+		return gram.NewLinearRows(xs, n, d)
+	case Precomputed:
+		return precomputedRows{g: xs, n: n}
+	}
+	var unit bool
+	switch m.opts.Kernel.(type) {
+	case Laplacian, Matern:
+		unit = true
+	}
+	return crossRows{k: m.opts.Kernel, x: xs, n: n, d: d, unitDiagonal: unit}
+}
+
+// crossRows computes blocks of any kernel through its cross-kernel
+// routine, the one predictions use.
+type crossRows struct {
+	k            Kernel
+	x            []float64
+	n, d         int
+	unitDiagonal bool // k(x, x) = 1, set exactly as the dense matrix has it
+}
+
+func (c crossRows) N() int { return c.n }
+
+func (c crossRows) Rows(dst []float64, r0, r1 int) { c.Block(dst, r0, r1, 0, c.n) }
+
+func (c crossRows) Block(dst []float64, r0, r1, c0, c1 int) {
+	h, w := r1-r0, c1-c0
+	if h == 0 || w == 0 {
+		return
+	}
+	crossKernel(dst[:h*w], c.k, c.x[r0*c.d:r1*c.d], h, c.x[c0*c.d:c1*c.d], w, c.d)
+	if c.unitDiagonal {
+		for i := max(r0, c0); i < min(r1, c1); i++ {
+			dst[(i-r0)*w+i-c0] = 1
+		}
+	}
+}
+
+// precomputedRows reads blocks of a precomputed Gram matrix.
+type precomputedRows struct {
+	g []float64
+	n int
+}
+
+func (p precomputedRows) N() int { return p.n }
+
+func (p precomputedRows) Rows(dst []float64, r0, r1 int) { copy(dst, p.g[r0*p.n:r1*p.n]) }
+
+func (p precomputedRows) Block(dst []float64, r0, r1, c0, c1 int) {
+	w := c1 - c0
+	for i := r0; i < r1; i++ {
+		copy(dst[(i-r0)*w:(i-r0+1)*w], p.g[i*p.n+c0:i*p.n+c1])
+	}
+}
+
+// operator returns the centred training kernel matrix as an operator: the
+// fit's own, kept by Fit, or built once on the first request (a loaded
+// model, or one Select returned) in the storage its options choose.
+func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
+	m.opOnce.Do(func() {
+		if m.op != nil {
+			return
+		}
+		// A copy of the model's fields that buildOperator records, so
+		// that concurrent readers of the model see no writes: the
+		// statistics are the same numbers the fit recorded.
+		b := &Model{opts: m.opts, n: m.n, d: m.d}
+		b.opts.Progress = nil
+		// A cancelled context must not poison the model for later calls.
+		m.op, m.opErr = b.buildOperator(context.WithoutCancel(ctx), m.x, nil)
+	})
+	return m.op, m.opErr
+}
