@@ -42,7 +42,8 @@ type Model struct {
 
 	// storage is how the fit held the kernel matrix ("" in a loaded
 	// model until bands need the matrix).
-	storage Storage
+	storage     Storage
+	storageWarn *Warning // why storage is not what auto chose first
 	// The centred kernel matrix as an operator, kept from Fit or built on
 	// the first request for confidence bands.
 	opOnce sync.Once
@@ -64,11 +65,8 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	if err != nil {
 		return nil, err
 	}
-	op, err := m.buildOperator(ctx, xs, nil)
+	op, err := m.fit(ctx, nil, xs, y)
 	if err != nil {
-		return nil, err
-	}
-	if err := m.fitOperator(ctx, op, y); err != nil {
 		return nil, err
 	}
 	m.op = op
@@ -140,11 +138,36 @@ func (m *Model) featureName(j int) string {
 // fit builds the centred kernel matrix in buf's memory (reused by Select
 // across widths and folds), runs NIPALS and computes DoF and criteria. It
 // returns the operator, which lives in buf.
+//
+// When the storage was chosen automatically as float32 and float32 does
+// not resolve the fit (StopStorage), it refits on hybrid storage (float64,
+// within the same memory limit) and says so in a warning: auto does not
+// choose float32 where it is not good enough.
 func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
+	if buf == nil {
+		buf = new(kernelBuffer) // for the refit to reuse the first one's memory
+	}
+	m.storageWarn = nil
 	op, err := m.buildOperator(ctx, xs, buf)
 	if err != nil {
 		return nil, err
 	}
+	if err := m.fitOperator(ctx, op, y); err != nil {
+		return nil, err
+	}
+	if m.stop.Reason != StopStorage || m.opts.Storage != StorageAuto {
+		return op, nil
+	}
+	why := m.stop.Message
+	op = nil
+	m.opts.Storage = StorageHybrid
+	op, err = m.buildOperator(ctx, xs, buf)
+	m.opts.Storage = StorageAuto
+	if err != nil {
+		return nil, err
+	}
+	w := warnf(WarnStorage, "float32 storage of the kernel matrix stopped the fit (%s): refitted on hybrid storage, in float64", why)
+	m.storageWarn = &w
 	return op, m.fitOperator(ctx, op, y)
 }
 
@@ -158,6 +181,9 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	width := o.kernelWidth()
 	tr, frob2 := m.trK, m.trK2
 	m.warns = m.warns[:m.prepWarns]
+	if m.storageWarn != nil {
+		m.warns = append(m.warns, *m.storageWarn)
+	}
 	var sum float64
 	for _, v := range y {
 		sum += v
@@ -173,11 +199,7 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	if isNaNOrInf(ss) {
 		return fmt.Errorf("%w: y is too large in magnitude (its mean or sum of squares overflows)", ErrNonFinite)
 	}
-	ritzMax := ritzCondMax
-	if op.Kind() == kernelop.KindFloat32 {
-		ritzMax = float32RitzMax
-	}
-	kr, err := nipals(ctx, o.Backend, op, yc, o.steps(o.maxComponents(n, m.d)), ritzMax, func(done, total int) { o.report("fit", width, done, total) })
+	kr, err := nipals(ctx, o.Backend, op, yc, o.steps(o.maxComponents(n, m.d)), func(done, total int) { o.report("fit", width, done, total) })
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -66,16 +67,6 @@ func KernelBytes(s Storage, n int) int64 {
 	return 0
 }
 
-// float32RitzMax bounds the Ritz spread θ_max/θ_min of a fit on float32
-// storage, as ritzCondMax bounds it in float64. Rounding each entry of K_c
-// to float32 perturbs it by E with ‖E‖ ≤ 2⁻²⁴‖K_c‖_F; the smallest Ritz
-// value the fit relies on must stay far above that, or the components past
-// it (and their DoF) describe the rounding, not the kernel. 1e5 keeps
-// θ_min at least 1e-5·θ_max, about 170 times the rounding for kernels whose
-// Frobenius norm is within 10× of their largest eigenvalue (measured in
-// docs/scale.md).
-const float32RitzMax = 1e5
-
 // storageFor returns the storage a fit of n rows uses and the memory limit
 // behind the choice. Auto never picks float32 for exact DoF, which
 // differentiates the fit to the last digit.
@@ -110,7 +101,12 @@ func (kb *kernelBuffer) float64s(size int) []float64 {
 		return make([]float64, size)
 	}
 	if len(kb.b) < size {
-		kb.b = nil // let the old one go before the new one is allocated
+		if len(kb.b) >= 1<<27 {
+			// Let a gigabyte-scale old buffer go before the new one is
+			// allocated, or both are resident until the next collection.
+			kb.b = nil
+			runtime.GC()
+		}
 		kb.b = make([]float64, size)
 	}
 	return kb.b[:size]

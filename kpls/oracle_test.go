@@ -487,7 +487,7 @@ func TestRunningLanczosMatrix(t *testing.T) {
 			for i, v := range c.y {
 				yc[i] = v - mean
 			}
-			kr, err := nipals(context.Background(), m.opts.Backend, kernelop.NewDense(k, n, kernelop.Stats{}, m.opts.Backend), yc, 12, ritzCondMax, nil)
+			kr, err := nipals(context.Background(), m.opts.Backend, kernelop.NewDense(k, n, kernelop.Stats{}, m.opts.Backend), yc, 12, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,6 +30,10 @@ const (
 	WarnScanStopped WarningCode = "scan_stopped"
 	// WarnWidthAtEdge: the best width is at the edge of the searched grid.
 	WarnWidthAtEdge WarningCode = "width_at_edge"
+	// WarnStorage: the fit changed the storage of the kernel matrix
+	// (float32 to hybrid, which is float64) because float32 did not
+	// resolve the components asked for.
+	WarnStorage WarningCode = "storage"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"
@@ -94,6 +98,10 @@ const (
 	StopExhausted StopReason = "krylov_exhausted"
 	// StopRitzSpread: the Ritz values span more than float64 resolves.
 	StopRitzSpread StopReason = "ritz_spread"
+	// StopStorage: the kernel matrix is stored in float32, and the next
+	// product K r would carry more rounding than float32Resolution
+	// relative to itself.
+	StopStorage StopReason = "storage_resolution"
 )
 
 // Stop records why and where a fit stopped early. The zero value means it

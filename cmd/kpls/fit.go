@@ -29,6 +29,7 @@ type fitJSON struct {
 	ComponentsRequested int             `json:"components_requested"`
 	ValidComponents     int             `json:"valid_components"`
 	Backend             string          `json:"backend"`
+	Storage             storageJSON     `json:"storage"`
 	Warnings            []string        `json:"warnings"`
 	Components          []componentJSON `json:"components"`
 	Selected            selectedJSON    `json:"selected"`
@@ -123,13 +124,14 @@ func runFit(ctx context.Context, e *env, args []string) error {
 			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
 			Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
-			Warnings: nonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+			Storage: storageOf(m), Warnings: nonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 			Training: trainingOf(m, sel.M), Model: *modelOut,
 		})
 	}
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, m.N(), m.D(), opts.TargetName)
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
-	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
+	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
+	fmt.Fprintf(w, "storage    %s\n\n", describeStorage(storageOf(m)))
 	statsTable(w, m.Stats(), sel.M, false, 0)
 	tr := trainingOf(m, sel.M)
 	fmt.Fprintf(w, "\nselected   m = %d by %s (gcv %d, bic %d, aic %d, gmdl %d); DoF include the intercept\n",
@@ -162,6 +164,37 @@ func lanczosNote(d kpls.DoFMethod, steps int) string {
 		return fmt.Sprintf(" (M = %d Lanczos steps)", steps)
 	}
 	return ""
+}
+
+// storageJSON is how a fit held its kernel matrix.
+type storageJSON struct {
+	Kind        kpls.Storage `json:"kind"`
+	Bytes       int64        `json:"bytes"`        // of the kernel matrix; 0 for hybrid and matrix-free
+	MemoryLimit int64        `json:"memory_limit"` // the limit it was chosen by
+}
+
+func storageOf(m *kpls.Model) storageJSON {
+	o := m.Options()
+	limit := o.MemoryLimit
+	if limit == 0 {
+		limit = kpls.DefaultMemoryLimit()
+	}
+	s := m.Storage()
+	b := kpls.KernelBytes(s, m.N())
+	if s == kpls.StorageHybrid {
+		b = min(limit, kpls.KernelBytes(kpls.StorageDense, m.N()))
+	}
+	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
+}
+
+func describeStorage(s storageJSON) string {
+	switch s.Kind {
+	case kpls.StorageMatrixFree:
+		return fmt.Sprintf("matrix-free kernel matrix (recomputed in every product; memory limit %s)", formatBytes(s.MemoryLimit))
+	case kpls.StorageHybrid:
+		return fmt.Sprintf("hybrid kernel matrix (%s cached, the rest recomputed in every product; memory limit %s)", formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
+	}
+	return fmt.Sprintf("%s kernel matrix, %s (memory limit %s)", s.Kind, formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
 }
 
 func backendName(o kpls.Options) string {

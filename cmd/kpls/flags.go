@@ -146,6 +146,8 @@ type modelFlags struct {
 	lanczos     int
 	standardize bool
 	seed        uint64
+	storage     string
+	memLimit    string
 	dataFlags
 }
 
@@ -160,6 +162,8 @@ func (m *modelFlags) register(fs *flagSet, dofDefault string) {
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed of the random probes behind --dof approx")
+	fs.StringVar(&m.storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest) or matrix-free (recomputed in every product)")
+	fs.StringVar(&m.memLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+formatBytes(kpls.DefaultMemoryLimit())+" here)")
 	m.dataFlags.register(fs, true)
 }
 
@@ -216,7 +220,55 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	o.Lanczos = m.lanczos
 	o.RawFeatures = !m.standardize
 	o.Seed = m.seed
+	if o.Storage, err = kpls.ParseStorage(m.storage); err != nil {
+		return o, usagef("--storage: %q, want auto, dense, float32, hybrid or matrix-free", m.storage)
+	}
+	if m.memLimit != "" {
+		if o.MemoryLimit, err = parseBytes(m.memLimit); err != nil {
+			return o, usagef("--memory-limit: %v", err)
+		}
+	}
 	return o, nil
+}
+
+// parseBytes parses a size: a whole number of bytes, or a number with a
+// unit, KB/MB/GB/TB (powers of 1000) or KiB/MiB/GiB/TiB (powers of 1024;
+// K, M, G and T alone mean these too).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.') })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("%q is not a size (want e.g. 8GiB, 6GB or 500MiB)", s)
+	}
+	scale := map[string]float64{"": 1, "B": 1,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+	f, ok := scale[unit]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown unit %q (want B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)", s, unit)
+	}
+	b := v * f
+	if !(b >= 1) || b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q: want at least one byte and at most 4 EiB", s)
+	}
+	return int64(b), nil
+}
+
+// formatBytes writes a size in GiB, MiB or KiB.
+func formatBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 }
 
 // checkLanczos holds --lanczos against what the data allow, as the

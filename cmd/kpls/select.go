@@ -28,6 +28,7 @@ type selectJSON struct {
 	Folds       int            `json:"folds,omitempty"`
 	Widths      []float64      `json:"widths"`
 	Backend     string         `json:"backend"`
+	Storage     storageJSON    `json:"storage"`
 	Warnings    []string       `json:"warnings"`
 	Table       []rowJSON      `json:"table"`
 	Choices     []rowJSON      `json:"choices"`
@@ -200,7 +201,7 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		doc := selectJSON{
 			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernels: kernelNames,
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Warnings: nonNil(kpls.Messages(sel.Warnings)),
+			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: nonNil(kpls.Messages(sel.Warnings)),
 			Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 			Training: trainingOf(sel.Model, sel.Best.M), Model: *modelOut,
 		}
@@ -215,7 +216,8 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	if sel.Criterion == kpls.CV {
 		how = fmt.Sprintf("%d-fold cross-validation", *folds)
 	}
-	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
+	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
+	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n\n", describeStorage(storageOf(sel.Model)))
 	selectionTable(w, sel)
 	b := sel.Best
 	tr := trainingOf(sel.Model, b.M)

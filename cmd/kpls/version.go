@@ -27,6 +27,12 @@ type versionJSON struct {
 	SIMDPaths  []string `json:"simd_paths"`
 	SIMDEnv    string   `json:"simd_env,omitempty"`
 	SIMDError  string   `json:"simd_error,omitempty"`
+	// MemoryLimit is the default limit for the kernel matrix; DenseUpTo
+	// and Float32UpTo the largest n held dense or float32 within it
+	// (larger n is hybrid: cached within the limit, the rest recomputed).
+	MemoryLimit int64 `json:"memory_limit"`
+	DenseUpTo   int   `json:"dense_up_to_n"`
+	Float32UpTo int   `json:"float32_up_to_n"`
 }
 
 func runVersion(_ context.Context, e *env, args []string) error {
@@ -39,6 +45,9 @@ func runVersion(_ context.Context, e *env, args []string) error {
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
 		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: fmt.Sprintf("%s version %d", kpls.FormatName, kpls.FormatVersion)}
 	v.SIMD, v.SIMDPaths = simd.Path(), simd.Available()
+	v.MemoryLimit = kpls.DefaultMemoryLimit()
+	v.DenseUpTo = largestN(kpls.StorageDense, v.MemoryLimit)
+	v.Float32UpTo = largestN(kpls.StorageFloat32, v.MemoryLimit)
 	var simdErr error
 	if v.SIMDEnv, simdErr = simd.Requested(); simdErr != nil {
 		v.SIMDError = simdErr.Error()
@@ -68,6 +77,8 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
+	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d, hybrid beyond\n",
+		formatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
 	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))
 	switch {
 	case v.SIMDError != "":
@@ -78,4 +89,18 @@ func runVersion(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(w, "\n")
 	}
 	return nil
+}
+
+// largestN is the largest n whose kernel matrix in storage s fits in limit.
+func largestN(s kpls.Storage, limit int64) int {
+	lo, hi := 0, 1<<28 // 8n² stays within int64
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if kpls.KernelBytes(s, mid) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }

@@ -1,0 +1,219 @@
+package kpls
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/kernelop"
+)
+
+// storageCases are the oracle cases (every kernel, n ≤ 60: one tile) and
+// two with several tiles per strip and several strips, so that hybrid
+// storage caches some tiles and recomputes others.
+func storageCases() []oracleCase {
+	bx, by := gaussData(700, 5, 21)
+	return append(oracleCases(),
+		oracleCase{"gauss5-700/rbf", bx, by, Options{Kernel: RBF{}}, []int{1, 5, 10}},
+		oracleCase{"gauss5-700/matern32", bx, by, Options{Kernel: Matern{Nu: 1.5}}, []int{1, 5, 10}},
+	)
+}
+
+// relDiff is ‖a − b‖/‖b‖ (‖a − b‖ when b = 0), NaN-safe: NaN anywhere
+// gives +Inf.
+func relDiff(a, b []float64) float64 {
+	var num, den float64
+	for i := range b {
+		num += (a[i] - b[i]) * (a[i] - b[i])
+		den += b[i] * b[i]
+	}
+	if den == 0 {
+		den = 1
+	}
+	r := math.Sqrt(num / den)
+	if math.IsNaN(r) {
+		return math.Inf(1)
+	}
+	return r
+}
+
+// TestStorageReproducesDense fits every case with each storage and
+// compares everything a user reads (coefficients α_m, RSS, DoF by the
+// approx and Lanczos estimators, predictions at new points, confidence
+// bands) with the dense float64 fit, whose own numbers the oracle tests
+// check against finite differences and eigendecompositions. The float64
+// kinds compute the same products in another order, so they must agree to
+// 1e-10 (the bar; rounding differences amplified by the Krylov
+// recurrence stay orders of magnitude below it for these conditionings).
+// float32 storage must stay within 2 %, the bar the DoF estimators are
+// held to.
+func TestStorageReproducesDense(t *testing.T) {
+	ctx := context.Background()
+	zx, _ := gaussData(30, 5, 99)
+	for _, c := range storageCases() {
+		_, d := c.x.Dims()
+		n, _ := c.x.Dims()
+		z := zx
+		if _, ok := c.o.Kernel.(Precomputed); ok {
+			z = mat.NewDense(5, n, nil) // cross rows: the first rows of the Gram matrix
+			z.Copy(c.x.Slice(0, 5, 0, n))
+		} else {
+			z = mat.DenseCopyOf(zx.Slice(0, 30, 0, d))
+		}
+		for _, dof := range []DoFMethod{DoFApprox, DoFLanczos} {
+			o := c.o
+			o.DoF = dof
+			o.Components = c.ms[len(c.ms)-1]
+			o.Storage = StorageDense
+			ref, err := Fit(ctx, c.x, c.y, o)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			kinds := []struct {
+				s     Storage
+				limit int64
+				tol   float64
+			}{
+				{StorageMatrixFree, 0, 1e-10},
+				{StorageHybrid, kernelop.DenseBytes(n) / 3, 1e-10},
+				{StorageHybrid, kernelop.DenseBytes(n), 1e-10},
+				{StorageFloat32, 0, 0.02},
+			}
+			for _, k := range kinds {
+				t.Run(fmt.Sprintf("%s/%s/%s/limit=%d", c.name, dof, k.s, k.limit), func(t *testing.T) {
+					o := o
+					o.Storage, o.MemoryLimit = k.s, k.limit
+					m, err := Fit(ctx, c.x, c.y, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if m.Storage() != k.s {
+						t.Fatalf("storage %q, want %q", m.Storage(), k.s)
+					}
+					if m.Stop().Reason == StopStorage {
+						// float32 does not resolve this fit, and says so;
+						// auto storage must then not use it: it refits on
+						// hybrid (float64) and reproduces dense.
+						if k.s != StorageFloat32 || !hasWarning(m.Warnings(), WarnStopped) {
+							t.Fatalf("%s storage stopped for float32 resolution, warnings %v", k.s, m.Warnings())
+						}
+						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
+							t.Fatal(err)
+						}
+						if m.Storage() != StorageHybrid || !hasWarning(m.Warnings(), WarnStorage) {
+							t.Fatalf("auto after a float32 stop: storage %q, warnings %v", m.Storage(), m.Warnings())
+						}
+						k.tol = 1e-10
+					}
+					if k.tol < 1e-9 && m.Components() != ref.Components() {
+						t.Errorf("%d components, dense %d", m.Components(), ref.Components())
+					}
+					compareFits(t, ctx, m, ref, z, min(m.Components(), ref.Components()), k.tol)
+				})
+			}
+		}
+	}
+}
+
+func compareFits(t *testing.T, ctx context.Context, m, ref *Model, z *mat.Dense, comp int, tol float64) {
+	t.Helper()
+	st, rst := m.Stats(), ref.Stats()
+	dofTol := tol
+	if m.Options().DoF == DoFLanczos {
+		// The Lanczos DoF is reported as reliable while its own rounding
+		// estimate stays below lanczosTol: the dense value is no more
+		// accurate than that, so neither need the others be.
+		dofTol = max(tol, lanczosTol)
+	}
+	for i := 0; i <= comp; i++ {
+		a, _ := m.Alpha(i)
+		ra, _ := ref.Alpha(i)
+		// α is compared for the float64 kinds only: its coefficients are
+		// ill-conditioned (predictions are what float32 must keep).
+		if e := relDiff(a, ra); tol <= 1e-9 && !(e <= tol) {
+			t.Errorf("α_%d differs by %.2g", i, e)
+		}
+		if e := math.Abs(st[i].RSS-rst[i].RSS) / rst[i].RSS; !(e <= tol) {
+			t.Errorf("RSS_%d %g, dense %g (%.2g)", i, st[i].RSS, rst[i].RSS, e)
+		}
+		if math.IsNaN(rst[i].DoF) {
+			continue
+		}
+		if e := math.Abs(st[i].DoF-rst[i].DoF) / rst[i].DoF; !(e <= dofTol) {
+			t.Errorf("DoF_%d %g, dense %g (%.2g)", i, st[i].DoF, rst[i].DoF, e)
+		}
+	}
+	p, err := m.PredictEvery(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := ref.PredictEvery(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := z.Dims()
+	for i := 0; i <= comp; i++ {
+		// Relative to the predictions' spread about ȳ, which is what the
+		// model says; ȳ itself is exact in every storage.
+		a, b := make([]float64, rows), make([]float64, rows)
+		for r := range rows {
+			a[r], b[r] = p.At(r, i)-m.Intercept(), rp.At(r, i)-ref.Intercept()
+		}
+		if e := relDiff(a, b); i > 0 && !(e <= tol) {
+			t.Errorf("predictions with m = %d differ by %.2g", i, e)
+		}
+	}
+	bands, err := m.PredictBands(ctx, z, comp, BandOptions{})
+	rbands, rerr := ref.PredictBands(ctx, z, comp, BandOptions{})
+	if (err == nil) != (rerr == nil) {
+		if errors.Is(rerr, ErrUnreliable) || errors.Is(err, ErrUnreliable) {
+			if tol > 1e-9 {
+				return // float32 may resolve fewer digits of the Ritz polynomial
+			}
+		}
+		t.Fatalf("bands: %v, dense %v", err, rerr)
+	}
+	if err != nil {
+		return
+	}
+	se, rse := make([]float64, len(bands)), make([]float64, len(bands))
+	for i := range bands {
+		se[i], rse[i] = bands[i].SE, rbands[i].SE
+	}
+	if e := relDiff(se, rse); !(e <= tol) {
+		t.Errorf("band standard errors at m = %d differ by %.2g", comp, e)
+	}
+}
+
+// TestStorageChoice checks the automatic choice against the byte counts
+// it is made from, and that a loaded model rebuilds its kernel matrix in
+// a storage that fits the limit it is given.
+func TestStorageChoice(t *testing.T) {
+	x, y := gaussData(600, 3, 5)
+	n := 600
+	cases := []struct {
+		limit int64
+		dof   DoFMethod
+		want  Storage
+	}{
+		{kernelop.DenseBytes(n), DoFApprox, StorageDense},
+		{kernelop.DenseBytes(n) - 1, DoFApprox, StorageFloat32},
+		{kernelop.DenseBytes(n) - 1, DoFExact, StorageHybrid}, // exact DoF never on float32
+		{kernelop.Float32Bytes(n) - 1, DoFApprox, StorageHybrid},
+		{100 << 10, DoFApprox, StorageMatrixFree}, // not one 64×512 tile
+	}
+	for _, c := range cases {
+		m, err := Fit(context.Background(), x, y, Options{MemoryLimit: c.limit, DoF: c.dof, Components: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Storage() != c.want {
+			t.Errorf("limit %d, %s DoF: storage %q, want %q", c.limit, c.dof, m.Storage(), c.want)
+		}
+	}
+}
