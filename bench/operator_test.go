@@ -2,15 +2,12 @@ package bench
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,6 +17,7 @@ import (
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/simd"
+	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // operatorCase is one feasible kind × n of BenchmarkOperator. Only the
@@ -42,54 +40,14 @@ var operatorCases = []struct {
 // absent), Gaussian points with d = 10 otherwise.
 func operatorInputs(b *testing.B, n int) (x []float64, d int) {
 	if n == 45730 {
-		if x, err := proteinFeatures(filepath.Join("..", "..", "shared", "data", "protein.csv")); err == nil {
-			return x, 9
+		if x, _, d, _, err := demodata.Protein(filepath.Join("..", "..", "shared", "data", "protein.csv")); err == nil {
+			return x, d
 		} else {
 			b.Logf("protein.csv: %v; synthetic d = 9 instead", err)
 		}
 		return points(n, 9), 9
 	}
 	return points(n, 10), 10
-}
-
-// proteinFeatures reads protein.csv (RMSD first, nine features) and returns
-// the features standardised (mean 0, standard deviation 1, n−1).
-func proteinFeatures(path string) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	recs = recs[1:]
-	const d = 9
-	n := len(recs)
-	x := make([]float64, n*d)
-	for i, r := range recs {
-		for k := range d {
-			if x[i*d+k], err = strconv.ParseFloat(r[k+1], 64); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for k := range d {
-		var s, s2 float64
-		for i := range n {
-			s += x[i*d+k]
-		}
-		mean := s / float64(n)
-		for i := range n {
-			s2 += (x[i*d+k] - mean) * (x[i*d+k] - mean)
-		}
-		sd := math.Sqrt(s2 / float64(n-1))
-		for i := range n {
-			x[i*d+k] = (x[i*d+k] - mean) / sd
-		}
-	}
-	return x, nil
 }
 
 // buildOperator builds kind over RBF rows of width d/2.

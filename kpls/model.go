@@ -139,10 +139,12 @@ func (m *Model) featureName(j int) string {
 // across widths and folds), runs NIPALS and computes DoF and criteria. It
 // returns the operator, which lives in buf.
 //
-// When the storage was chosen automatically as float32 and float32 does
-// not resolve the fit (StopStorage), it refits on hybrid storage (float64,
-// within the same memory limit) and says so in a warning: auto does not
-// choose float32 where it is not good enough.
+// When the storage was chosen automatically as float32 and the fit
+// stopped early (breakdown, lost K-orthogonality, Ritz spread, or a
+// product float32 does not resolve), it refits on hybrid storage (float64,
+// within the same memory limit) and says so in a warning: near breakdown,
+// float32 rounding can move the step the fit stops at, and the DoF with
+// it (docs/scale.md), so auto does not keep float32 there.
 func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
 	if buf == nil {
 		buf = new(kernelBuffer) // for the refit to reuse the first one's memory
@@ -155,7 +157,7 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 	if err := m.fitOperator(ctx, op, y); err != nil {
 		return nil, err
 	}
-	if m.stop.Reason != StopStorage || m.opts.Storage != StorageAuto {
+	if m.stop.Reason == StopNone || m.storage != StorageFloat32 || m.opts.Storage != StorageAuto {
 		return op, nil
 	}
 	why := m.stop.Message
@@ -166,7 +168,7 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 	if err != nil {
 		return nil, err
 	}
-	w := warnf(WarnStorage, "float32 storage of the kernel matrix stopped the fit (%s): refitted on hybrid storage, in float64", why)
+	w := warnf(WarnStorage, "on float32 storage of the kernel matrix the fit stopped early (%s), where float32 rounding can move the stop and the DoF with it: refitted on hybrid storage, in float64", why)
 	m.storageWarn = &w
 	return op, m.fitOperator(ctx, op, y)
 }

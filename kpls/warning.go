@@ -30,9 +30,9 @@ const (
 	WarnScanStopped WarningCode = "scan_stopped"
 	// WarnWidthAtEdge: the best width is at the edge of the searched grid.
 	WarnWidthAtEdge WarningCode = "width_at_edge"
-	// WarnStorage: the fit changed the storage of the kernel matrix
-	// (float32 to hybrid, which is float64) because float32 did not
-	// resolve the components asked for.
+	// WarnStorage: the fit changed the storage of the kernel matrix that
+	// auto had chosen (float32 to hybrid, which is float64) because the
+	// float32 fit stopped early, near breakdown.
 	WarnStorage WarningCode = "storage"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.

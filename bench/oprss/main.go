@@ -8,19 +8,16 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"log"
-	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
+	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 func main() {
@@ -32,7 +29,7 @@ func main() {
 	x, d := synthetic(*n, 9)
 	if *data != "" {
 		var err error
-		if x, err = protein(*data); err != nil {
+		if x, _, d, _, err = demodata.Protein(*data); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -80,43 +77,4 @@ func synthetic(n, d int) ([]float64, int) {
 		x[i] = rng.NormFloat64()
 	}
 	return x, d
-}
-
-// protein reads the nine features of protein.csv, standardised.
-func protein(path string) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	recs = recs[1:]
-	const d = 9
-	n := len(recs)
-	x := make([]float64, n*d)
-	for i, r := range recs {
-		for k := range d {
-			if x[i*d+k], err = strconv.ParseFloat(r[k+1], 64); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for k := range d {
-		var s, s2 float64
-		for i := range n {
-			s += x[i*d+k]
-		}
-		m := s / float64(n)
-		for i := range n {
-			s2 += (x[i*d+k] - m) * (x[i*d+k] - m)
-		}
-		sd := math.Sqrt(s2 / float64(n-1))
-		for i := range n {
-			x[i*d+k] = (x[i*d+k] - m) / sd
-		}
-	}
-	return x, nil
 }

@@ -247,7 +247,7 @@ func dataErr(path string, err error) error {
 	case errors.Is(err, kpls.ErrLevel):
 		hint = " (--level)"
 	case errors.Is(err, kpls.ErrTooLarge):
-		hint = " (use fewer rows)"
+		hint = " (--memory-limit, or --storage hybrid or matrix-free)"
 	}
 	return fmt.Errorf("%s: %w%s", path, err, hint)
 }
