@@ -2,6 +2,7 @@ package kpls
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -139,12 +140,15 @@ func (m *Model) featureName(j int) string {
 // across widths and folds), runs NIPALS and computes DoF and criteria. It
 // returns the operator, which lives in buf.
 //
-// When the storage was chosen automatically as float32 and the fit
-// stopped early (breakdown, lost K-orthogonality, Ritz spread, or a
-// product float32 does not resolve), it refits on hybrid storage (float64,
-// within the same memory limit) and says so in a warning: near breakdown,
-// float32 rounding can move the step the fit stops at, and the DoF with
-// it (docs/scale.md), so auto does not keep float32 there.
+// When the storage was chosen automatically as float32 and the float32
+// fit stopped early (breakdown, lost K-orthogonality, Ritz spread, or a
+// product float32 does not resolve) before the components or the Lanczos
+// steps asked for, it refits on hybrid storage (float64, within the same
+// memory limit) and says so in a warning: near breakdown, float32 rounding
+// can move the step the fit stops at, and with it which components exist
+// and the DoF (docs/scale.md), so auto does not keep float32 there. A stop
+// among the extra steps that only the approximate DoF's deflation uses
+// keeps float32: those steps are optional to the estimator.
 func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
 	if buf == nil {
 		buf = new(kernelBuffer) // for the refit to reuse the first one's memory
@@ -154,16 +158,20 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 	if err != nil {
 		return nil, err
 	}
-	if err := m.fitOperator(ctx, op, y); err != nil {
-		return nil, err
+	err = m.fitOperator(ctx, op, y)
+	if !errors.Is(err, errFloat32Cut) {
+		return op, err
 	}
-	if m.stop.Reason == StopNone || m.storage != StorageFloat32 || m.opts.Storage != StorageAuto {
-		return op, nil
-	}
+	op = nil // its memory is the refit's
+	return m.refitHybrid(ctx, buf, xs, y)
+}
+
+// refitHybrid refits on hybrid storage after a float32 fit that auto
+// chose stopped early (errFloat32Cut), and records why.
+func (m *Model) refitHybrid(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
 	why := m.stop.Message
-	op = nil
 	m.opts.Storage = StorageHybrid
-	op, err = m.buildOperator(ctx, xs, buf)
+	op, err := m.buildOperator(ctx, xs, buf)
 	m.opts.Storage = StorageAuto
 	if err != nil {
 		return nil, err
@@ -172,6 +180,10 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 	m.storageWarn = &w
 	return op, m.fitOperator(ctx, op, y)
 }
+
+// errFloat32Cut tells fit that a float32 fit that auto chose stopped
+// before what was asked for.
+var errFloat32Cut = errors.New("kpls: the float32 fit stopped early")
 
 // fitOperator runs NIPALS on the centred kernel matrix op for
 // m.opts.Components components and computes DoF and criteria. Run again
@@ -209,6 +221,10 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	m.steps = kr.steps
 	m.lanczos = min(o.Lanczos, kr.steps)
 	m.stop = kr.stop
+	if kr.stop.Reason != StopNone && m.storage == StorageFloat32 && o.Storage == StorageAuto && m.storageWarn == nil &&
+		(m.valid < o.Components || (o.DoF == DoFLanczos || o.DoF == DoFApprox) && m.lanczos < o.Lanczos) {
+		return errFloat32Cut // before the DoF: the refit computes them
+	}
 	if kr.stop.Reason != StopNone {
 		m.warns = append(m.warns, warnf(WarnStopped, "fit stopped at %s", kr.stop.Message))
 	}

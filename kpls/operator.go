@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
+	"runtime/debug"
 	"strings"
 	"unsafe"
 
@@ -102,10 +102,10 @@ func (kb *kernelBuffer) float64s(size int) []float64 {
 	}
 	if len(kb.b) < size {
 		if len(kb.b) >= 1<<27 {
-			// Let a gigabyte-scale old buffer go before the new one is
-			// allocated, or both are resident until the next collection.
+			// Let a gigabyte-scale old buffer go, back to the OS, before
+			// the new one is allocated: otherwise both stay resident.
 			kb.b = nil
-			runtime.GC()
+			debug.FreeOSMemory()
 		}
 		kb.b = make([]float64, size)
 	}

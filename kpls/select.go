@@ -3,6 +3,7 @@ package kpls
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -445,7 +446,15 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 			return nil, false, nil, err
 		}
 		m.opts = ro
-		if err := m.fitOperator(s.ctx, s.op, s.y); err != nil {
+		err = m.fitOperator(s.ctx, s.op, s.y)
+		if errors.Is(err, errFloat32Cut) {
+			// More components reach where float32 stops: the kept
+			// operator's memory goes to a hybrid one.
+			s.op = nil
+			s.op, err = m.refitHybrid(s.ctx, &s.buf, m.x, s.y)
+		}
+		if err != nil {
+			s.op = nil
 			return nil, false, nil, err
 		}
 	} else {

@@ -227,3 +227,59 @@ func TestStorageChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectStorage runs Select with automatic storage under a limit that
+// excludes dense, on the cases where float32 stops early (so auto refits
+// on hybrid, also when a grid point is refitted with more components) and
+// where it does not, and compares every row of the table with Select on
+// dense storage.
+func TestSelectStorage(t *testing.T) {
+	ctx := context.Background()
+	gx, gy := gaussData(50, 4, 11)
+	bx, by := gaussData(700, 5, 21)
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		y    []float64
+		so   SelectOptions
+		dof  DoFMethod
+		warn bool // a float32 fit stops early
+		tol  float64
+	}{
+		{"polynomial/gcv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: GCV, MaxComponents: 12}, DoFLanczos, true, lanczosTol},
+		{"polynomial/cv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: CV}, DoFLanczos, true, lanczosTol},
+		{"rbf/gcv", bx, by, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}, Criterion: GCV}, DoFApprox, false, 0.02},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, _ := c.x.Dims()
+			ref, err := Select(ctx, c.x, c.y, c.so, Options{DoF: c.dof, Storage: StorageDense})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel, err := Select(ctx, c.x, c.y, c.so, Options{DoF: c.dof, MemoryLimit: kernelop.DenseBytes(n) - 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hasWarning(sel.Warnings, WarnStorage) || hasWarning(sel.Model.Warnings(), WarnStorage); got != c.warn {
+				t.Errorf("storage warning %v, want %v: %v", got, c.warn, sel.Warnings)
+			}
+			if len(sel.Table) != len(ref.Table) {
+				t.Fatalf("%d rows, dense %d", len(sel.Table), len(ref.Table))
+			}
+			for i, r := range ref.Table {
+				g := sel.Table[i]
+				for _, v := range [][2]float64{{g.RSS, r.RSS}, {g.DoF, r.DoF}, {g.RMSECV, r.RMSECV}} {
+					if math.IsNaN(v[1]) && math.IsNaN(v[0]) {
+						continue
+					}
+					if !(math.Abs(v[0]-v[1]) <= c.tol*math.Abs(v[1])) {
+						t.Errorf("row %d (m = %d): %g, dense %g", i, r.M, v[0], v[1])
+					}
+				}
+			}
+			if sel.Best.M != ref.Best.M || sel.Best.Kernel != ref.Best.Kernel {
+				t.Errorf("best %v m = %d, dense %v m = %d", sel.Best.Kernel, sel.Best.M, ref.Best.Kernel, ref.Best.M)
+			}
+		})
+	}
+}
