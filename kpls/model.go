@@ -143,12 +143,14 @@ func (m *Model) featureName(j int) string {
 // When the storage was chosen automatically as float32 and the float32
 // fit stopped early (breakdown, lost K-orthogonality, Ritz spread, or a
 // product float32 does not resolve) before the components or the Lanczos
-// steps asked for, it refits on hybrid storage (float64, within the same
-// memory limit) and says so in a warning: near breakdown, float32 rounding
-// can move the step the fit stops at, and with it which components exist
-// and the DoF (docs/scale.md), so auto does not keep float32 there. A stop
-// among the extra steps that only the approximate DoF's deflation uses
-// keeps float32: those steps are optional to the estimator.
+// steps asked for, a fit with approximate or Lanczos DoF is refitted on
+// hybrid storage (float64, within the same memory limit) with a warning:
+// near breakdown, float32 rounding can move the step the fit stops at,
+// and the DoF with it (docs/scale.md), so auto does not keep float32
+// there. Kept are: a stop among the extra steps only the approximate
+// DoF's deflation uses (they are optional to the estimator), and fits
+// without DoF (cross-validation's folds), whose predictions float32 keeps
+// to 10⁻⁵ even where it stops early; their stop is reported as any is.
 func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
 	if buf == nil {
 		buf = new(kernelBuffer) // for the refit to reuse the first one's memory
@@ -222,7 +224,7 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	m.lanczos = min(o.Lanczos, kr.steps)
 	m.stop = kr.stop
 	if kr.stop.Reason != StopNone && m.storage == StorageFloat32 && o.Storage == StorageAuto && m.storageWarn == nil &&
-		(m.valid < o.Components || (o.DoF == DoFLanczos || o.DoF == DoFApprox) && m.lanczos < o.Lanczos) {
+		(o.DoF == DoFLanczos || o.DoF == DoFApprox) && (m.valid < o.Components || m.lanczos < o.Lanczos) {
 		return errFloat32Cut // before the DoF: the refit computes them
 	}
 	if kr.stop.Reason != StopNone {
