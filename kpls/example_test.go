@@ -100,3 +100,27 @@ func ExampleLoad() {
 	fmt.Println("identical after loading:", a[0] == b[0])
 	// Output: identical after loading: true
 }
+
+// A memory limit below what a dense kernel matrix needs. With room for
+// float32 (a quarter of the bytes), auto storage tries it, but on this
+// one-feature data the Krylov space breaks down within the Lanczos steps
+// the DoF use, where float32 could move the DoF: the fit is redone in
+// float64 on hybrid storage (cached as far as the limit allows) and warns.
+// Below one tile nothing n×n is held. The fits agree (docs/scale.md).
+func ExampleOptions_memoryLimit() {
+	x, y := sinc(500)
+	for _, limit := range []int64{8 * 500 * 500, 600 << 10, 100 << 10} {
+		m, err := kpls.Fit(context.Background(), x, y, kpls.Options{
+			Kernel: kpls.RBF{Width: 0.5}, RawFeatures: true, Components: 5, MemoryLimit: limit,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("limit %7d bytes: %s, RSS(5) = %.4f\n", limit, m.Storage(), m.Stats()[5].RSS)
+	}
+	// Output:
+	// limit 2000000 bytes: dense, RSS(5) = 5.1793
+	// limit  614400 bytes: hybrid, RSS(5) = 5.1793
+	// limit  102400 bytes: matrix-free, RSS(5) = 5.1793
+}

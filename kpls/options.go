@@ -180,7 +180,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 	if o.MemoryLimit < 0 {
 		return o, fmt.Errorf("%w: memory limit %d bytes", ErrBadOption, o.MemoryLimit)
 	}
-	if _, err := ParseStorage(string(o.Storage)); err != nil {
+	if o.Storage, err = ParseStorage(string(o.Storage)); err != nil {
 		return o, err
 	}
 	if o.Backend == nil {
