@@ -224,3 +224,30 @@ func BenchmarkOperatorLimits(b *testing.B) {
 	b.ReportMetric(lim.exp/1e9, "Gexp/s")
 	b.ReportMetric(lim.bandwidth/1e9, "GB/s")
 }
+
+// BenchmarkOperatorBlock multiplies blocks of k vectors, as the
+// approximate DoF does (the probes and y: k = 9 at n ≥ 8000; the fit's
+// scores: k up to 2M+1), and reports the entries applied per second (k·n²
+// multiply-adds on each side of the symmetric product count as k·n²).
+func BenchmarkOperatorBlock(b *testing.B) {
+	for _, kind := range []kernelop.Kind{kernelop.KindDense, kernelop.KindFloat32, kernelop.KindHybrid} {
+		n := 8192
+		x, d := operatorInputs(b, n)
+		op := buildOperator(b, kind, x, n, d)
+		for _, k := range []int{1, 9, 61} {
+			b.Run(fmt.Sprintf("kind=%s/n=%d/k=%d", kind, n, k), func(b *testing.B) {
+				v, dst := make([]float64, k*n), make([]float64, k*n)
+				for q := range k {
+					copy(v[q*n:], randVec(n))
+				}
+				ctx := context.Background()
+				for b.Loop() {
+					if err := op.Mul(ctx, dst, v, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(k)*float64(n)*float64(n)/(b.Elapsed().Seconds()/float64(b.N))/1e9, "Gentries/s")
+			})
+		}
+	}
+}

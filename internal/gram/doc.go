@@ -22,7 +22,7 @@
 //
 // A freshly allocated K costs more than that to fault in, page by page, on
 // first touch; on Linux the builders therefore advise the kernel to use
-// transparent huge pages for their output (adviseHugePages). Callers that
+// transparent huge pages for their output (internal/hugepage). Callers that
 // build many matrices of one size should reuse the destination.
 //
 // Center, CenterStats, CenterCross and the cross functions split rows over

@@ -6,6 +6,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/kpls-go/kpls/internal/hugepage"
 	"github.com/kpls-go/kpls/internal/simd"
 )
 
@@ -141,7 +142,7 @@ func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaP
 	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	adviseHugePages(dst[:m*n])
+	hugepage.Float64s(dst[:m*n])
 	if viaProduct && m > 0 && n > 0 {
 		mean := columnMeans(x, n, d)
 		za, xa := augment(z, m, d, mean), augment(x, n, d, mean)
@@ -181,7 +182,7 @@ func Linear(ctx context.Context, dst, x []float64, n, d int) error {
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	adviseHugePages(dst[:n*n])
+	hugepage.Float64s(dst[:n*n])
 	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
 		// out = X[c0:c0+len(out)] · x_i
 		simd.Gemv(len(out), d, 1, x[c0*d:], max(d, 1), x[i*d:i*d+d], 0, out)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/kpls-go/kpls/internal/hugepage"
 	"github.com/kpls-go/kpls/internal/simd"
 )
 
@@ -69,7 +70,7 @@ func stationary(ctx context.Context, dst, x []float64, n, d int, f Profile, viaP
 	if len(dst) < n*n || len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	adviseHugePages(dst[:n*n])
+	hugepage.Float64s(dst[:n*n])
 	k := kernel{finish: tileFunc(f), unitDiag: true}
 	if viaProduct {
 		k.block = sqDistBlock(augment(x, n, d, columnMeans(x, n, d)))

@@ -214,7 +214,7 @@ func TestConformance(t *testing.T) {
 					if op.N() != n {
 						t.Fatalf("N = %d", op.N())
 					}
-					for _, k := range []int{1, 3} {
+					for _, k := range []int{1, 3, 20} {
 						rng := rand.New(rand.NewPCG(uint64(n), uint64(k)))
 						v := make([]float64, k*n)
 						for i := range v {

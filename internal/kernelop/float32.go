@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"sync"
+
+	"github.com/kpls-go/kpls/internal/hugepage"
 )
 
 // packed is K_c's upper triangle in float32, packed by rows: row i holds
@@ -14,6 +16,7 @@ type packed struct {
 	p  []float32
 	n  int
 	st Stats
+	tl *tiling // the upper triangle's tiles, for products with blocks
 }
 
 // start returns the offset of row i in the packed triangle.
@@ -46,7 +49,8 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 	if len(buf) < size {
 		buf = make([]float32, size)
 	}
-	o := &packed{p: buf[:size], n: n}
+	hugepage.Float32s(buf[:size])
+	o := &packed{p: buf[:size], n: n, tl: tl}
 	nw := workers(n, len(tl.tiles))
 	scr := newScratch(tl, nw)
 	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
@@ -91,14 +95,26 @@ const groupChunk = 2048
 // ctxRows is the rows of the triangle between context checks.
 const ctxRows = 256
 
+// tileMinVectors is the block size from which Mul widens each tile of the
+// triangle to float64 once and applies it to all the vectors with the
+// tiled operators' gemm-based apply: the row-group kernel re-reads and
+// re-widens its rows once per vector, which for blocks (the approximate
+// DoF multiplies the fit's scores and its probes) is compute-bound at a
+// fraction of what a register-blocked product does.
+const tileMinVectors = 16
+
 // Mul splits the triangle's rows into bands of equal area, one per
 // goroutine (static, so the rounding is the same from call to call), each
 // adding both the row side and the mirror image into its own accumulator.
+// Blocks of tileMinVectors or more vectors go tile by tile instead.
 func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
 	n := o.n
 	checkMul(n, dst, v, k)
 	if k == 0 || n == 0 {
 		return ctx.Err()
+	}
+	if k >= tileMinVectors {
+		return o.mulTiles(ctx, dst, v, k)
 	}
 	nw := 1
 	if n*n/2 >= parMinEntries {
@@ -187,6 +203,56 @@ func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, ac
 		}
 	}
 	return nil
+}
+
+// mulTiles is Mul through the tiles of the upper triangle: each tile is
+// widened to float64 (the diagonal squares in full, from the mirror) and
+// applied to both sides for all k vectors, as the tiled operators do.
+func (o *packed) mulTiles(ctx context.Context, dst, v []float64, k int) error {
+	n, tl := o.n, o.tl
+	nw := workers(n, len(tl.tiles))
+	accs := make([][]float64, nw)
+	accs[0] = dst[:k*n]
+	clear(accs[0])
+	for p := 1; p < nw; p++ {
+		accs[p] = make([]float64, k*n)
+	}
+	scr := newScratch(tl, nw)
+	err := run(ctx, partition(areaCost(tl), nw), func(p, i int) {
+		t := tl.tiles[i]
+		a := scr[p].a[:t.area()]
+		o.widen(t, a)
+		tl.apply(a, t, v, k, accs[p], scr[p].tt)
+	}, nil)
+	if err != nil {
+		return err
+	}
+	for _, acc := range accs[1:] {
+		for j, x := range acc {
+			dst[j] += x
+		}
+	}
+	return nil
+}
+
+// widen fills a with the tile t of K_c in float64: entries on and right
+// of the diagonal from their rows, those left of it (in a diagonal
+// square) from their mirror images.
+func (o *packed) widen(t tile, a []float64) {
+	w := t.c1 - t.c0
+	for r := t.r0; r < t.r1; r++ {
+		dst := a[(r-t.r0)*w : (r-t.r0+1)*w]
+		c := t.c0
+		for ; c < min(r, t.c1); c++ {
+			dst[c-t.c0] = float64(o.p[o.start(c)+r-c])
+		}
+		if c < t.c1 {
+			src := o.p[o.start(r)+c-r : o.start(r)+t.c1-r]
+			for j, x := range src {
+				dst[c-t.c0+j] = float64(x)
+			}
+		}
+	}
 }
 
 // diag adds the h×h diagonal block at (i, i) times x into y.

@@ -34,8 +34,10 @@ TEXT ·rank4F32AVX2(SB), NOSPLIT, $0-72
 	XORQ   BX, BX
 
 loop:
+	// The mirror update y += Σ x_r·a_r is two independent pairs summed,
+	// not one chain of four dependent FMAs: iterations then overlap, and
+	// only the row sums Y0..Y3 carry a dependency from one to the next.
 	VMOVUPD     (SI)(BX*8), Y8
-	VMOVUPD     (DI)(BX*8), Y9
 	VCVTPS2PD   (R8)(BX*4), Y10
 	VCVTPS2PD   (R9)(BX*4), Y11
 	VCVTPS2PD   (R10)(BX*4), Y12
@@ -44,10 +46,12 @@ loop:
 	VFMADD231PD Y8, Y11, Y1
 	VFMADD231PD Y8, Y12, Y2
 	VFMADD231PD Y8, Y13, Y3
-	VFMADD231PD Y4, Y10, Y9
+	VMULPD      Y4, Y10, Y9
+	VMULPD      Y6, Y12, Y15
 	VFMADD231PD Y5, Y11, Y9
-	VFMADD231PD Y6, Y12, Y9
-	VFMADD231PD Y7, Y13, Y9
+	VFMADD231PD Y7, Y13, Y15
+	VADDPD      (DI)(BX*8), Y9, Y9
+	VADDPD      Y15, Y9, Y9
 	VMOVUPD     Y9, (DI)(BX*8)
 	ADDQ        $4, BX
 	CMPQ        BX, CX

@@ -1,6 +1,10 @@
 package kernelop
 
-import "context"
+import (
+	"context"
+
+	"github.com/kpls-go/kpls/internal/hugepage"
+)
 
 // cachedCost is the cost of applying a cached tile relative to computing
 // and applying one, for balancing the goroutines' shares of a pass: a
@@ -67,6 +71,7 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	if len(buf) < used {
 		buf = make([]float64, used)
 	}
+	hugepage.Float64s(buf[:used])
 	o.cache = buf[:used]
 
 	pc := newProgress(progress, 2*len(tl.tiles))

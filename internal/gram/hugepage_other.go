@@ -1,6 +1,0 @@
-//go:build !linux
-
-package gram
-
-// adviseHugePages does nothing outside Linux.
-func adviseHugePages([]float64) {}
