@@ -59,6 +59,19 @@
 // values span more than 1e9 (θ_max/θ_min); Model.Components
 // reports how many components are valid, and Model.Warnings why it stopped.
 //
+// # Memory
+//
+// After it is built, the centred kernel matrix is only ever multiplied
+// with thin blocks, so it is held as an operator: dense float64 while 8n²
+// bytes fit Options.MemoryLimit (a quarter of physical memory by
+// default), then float32, then hybrid (cached within the limit, the rest
+// recomputed per product), or matrix-free. Options.Storage forces one;
+// Model.Storage reports the one used. Automatic storage does not keep a
+// float32 fit whose DoF float32 could move (one that stops early, near
+// breakdown, or where a product's float32 rounding exceeds 1e-3 of it): it
+// refits in float64 on hybrid storage and warns (WarnStorage). Measured
+// figures are in docs/scale.md.
+//
 // # Concurrency
 //
 // A Model is immutable after Fit or Load and safe for concurrent use. The
@@ -69,6 +82,7 @@
 //
 // # BLAS
 //
-// All n×n work goes through Options.Backend (package blas): pure Go by
-// default, OpenBLAS with the openblas build tag.
+// Dense n×n work goes through Options.Backend (package blas): pure Go by
+// default, OpenBLAS with the openblas build tag. The other storages use
+// the vectorised kernels of internal/kernelop and internal/simd.
 package kpls
