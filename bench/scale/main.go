@@ -158,7 +158,7 @@ func runChild(bin string, s spec, out string) (result, error) {
 		return result{}, err
 	}
 	r := result{Name: s.name, Args: s.args, Wall: wall,
-		MaxRSS: cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10} // KiB on Linux
+		MaxRSS: int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10} // KiB on Linux (int32 on 386)
 	if err := json.Unmarshal(stdout.Bytes(), &r.Doc); err != nil {
 		return result{}, fmt.Errorf("%s: its JSON: %w", s.name, err)
 	}
