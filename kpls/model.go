@@ -231,7 +231,7 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 		m.warns = append(m.warns, warnf(WarnStopped, "fit stopped at %s", kr.stop.Message))
 	}
 	if m.valid < o.Components {
-		m.warns = append(m.warns, warnf(WarnFewerComponents, "only %d of the %d components asked for are valid (Krylov breakdown)", m.valid, o.Components))
+		m.warns = append(m.warns, warnf(WarnFewerComponents, "only %d of the %d components asked for are valid (the fit stopped at %s)", m.valid, o.Components, kr.stop.Message))
 	}
 	// Tight copies: the fit's work arrays are sized for all steps.
 	m.alpha = append([]float64(nil), kr.alpha[:(m.valid+1)*n]...)

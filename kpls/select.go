@@ -362,6 +362,7 @@ type selector struct {
 	model   *Model            // the last full fit, kept for final()
 	modelAt int               // the grid point s.model was fitted at
 	op      kernelop.Operator // s.model's kernel matrix while it is in buf, else nil
+	stopped string            // why the last fit that limited the components stopped
 }
 
 func (s *selector) options(g gridPoint, comp int) Options {
@@ -423,7 +424,7 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
 		if atEdge && choice > 0 {
 			why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
 			if broke {
-				why = "the last valid component (Krylov breakdown)"
+				why = "the last valid component (a fit stopped at " + s.stopped + ")"
 			}
 			warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
 		}
@@ -475,6 +476,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 	for i, st := range m.stats {
 		rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
 	}
+	s.stopped = m.stop.Message
 	return rows, m.valid < m.opts.Components, append([]Warning(nil), m.warns...), nil
 }
 
@@ -510,7 +512,9 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 		if _, err := m.fit(s.ctx, &s.buf, xs, ytr); err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		valid = min(valid, m.valid)
+		if m.valid < valid {
+			valid, s.stopped = m.valid, m.stop.Message
+		}
 		pred, err := m.predictAll(s.ctx, xte)
 		if err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
