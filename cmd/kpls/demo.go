@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -56,6 +57,7 @@ type kinJSON struct {
 }
 
 type testJSON struct {
+	M     int     `json:"m"` // the components the bands use (the chosen m unless its bands were refused)
 	Level float64 `json:"level"`
 	RMSE  float64 `json:"rmse"`
 	// Coverage is the share of held-out targets inside the confidence band
@@ -151,15 +153,30 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	best := sel.Best
 	m := sel.Model
-	bands, err := m.PredictBands(ctx, mat.NewDense(*test, d, xte), best.M, kpls.BandOptions{Level: demoLevel})
+	// Bands at the chosen m; where they are not numerically reliable
+	// (the library refuses rather than return them), at the largest
+	// smaller m whose bands are, and the output says so.
+	warns := kpls.Messages(sel.Warnings)
+	bandsM := best.M
+	bands, err := m.PredictBands(ctx, mat.NewDense(*test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+	first := err
+	for errors.Is(err, kpls.ErrUnreliable) && bandsM > 0 {
+		bandsM--
+		bands, err = m.PredictBands(ctx, mat.NewDense(*test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+	}
 	prog.done()
 	if err != nil {
 		return fmt.Errorf("demo kin8nm bands: %w", err)
 	}
+	if bandsM != best.M {
+		warns = append(warns, fmt.Sprintf("bands for the chosen m = %d were refused (%v): shown for m = %d, the largest m below it whose bands are reliable", best.M, first, bandsM))
+	}
+	bandSigma := m.Stats()[bandsM].Sigma
 	k := &out.Kin8nm
 	*k = kinJSON{Rows: *rows, TestRows: *test, Seed: *seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
 		Lanczos: demoLanczos, Components: demoComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Warnings: nonNil(kpls.Messages(sel.Warnings)), Test: coverage(bands, yte, best.Sigma, testIdx)}
+		Warnings: nonNil(warns), Test: coverage(bands, yte, bandSigma, testIdx)}
+	k.Test.M = bandsM
 	k.Seconds = time.Since(start).Seconds()
 
 	fmt.Fprintf(w, "kin8nm: %d of 8192 rows drawn at random (seed %d) for training, %d other rows held out\n", *rows, *seed, *test)
@@ -169,16 +186,16 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "\nwinner: width %g with m = %d (%s %s, DoF %s, σ̂ %s)\n\n", best.Width(), best.M, sel.Criterion, f(best.Score(sel.Criterion)), f(best.DoF), f(best.Sigma))
 	statsTable(w, m.Stats(), best.M, false, 0)
 	t := k.Test
-	fmt.Fprintf(w, "\n%d held-out rows, %.0f %% bands (se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)), first %d:\n", *test, 100*demoLevel, len(t.Predictions))
+	fmt.Fprintf(w, "\n%d held-out rows, %.0f %% bands with m = %d (se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)), first %d:\n", *test, 100*demoLevel, bandsM, len(t.Predictions))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "row\ty\tyhat\tse\tlower\tupper\t\n")
 	for _, p := range t.Predictions {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Row, f(float64(p.Y)), f(float64(p.Yhat)), f(float64(p.SE)), f(float64(p.Lower)), f(float64(p.Upper)))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, best.Sigma, 100*t.Coverage)
+	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, bandSigma, 100*t.Coverage)
 	fmt.Fprintf(w, "inside the prediction interval (se² + σ̂², adds the noise): %.1f %% (nominal %.0f %%)\n", 100*t.PredictionCoverage, 100*demoLevel)
-	printWarnings(w, kpls.Messages(sel.Warnings))
+	printWarnings(w, warns)
 	fmt.Fprintf(w, "(%.1f s)\n\n", k.Seconds)
 
 	// sinc.
