@@ -126,12 +126,7 @@ func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
 		bounds[p] = int(float64(n)*(1-math.Sqrt(1-f))) &^ 3
 	}
 	bounds[nw] = n
-	accs := make([][]float64, nw)
-	accs[0] = dst[:k*n]
-	clear(accs[0])
-	for p := 1; p < nw; p++ {
-		accs[p] = make([]float64, k*n)
-	}
+	accs := accumulators(dst, k, n, nw)
 	errs := make([]error, nw)
 	var wg sync.WaitGroup
 	for p := range nw {
@@ -143,11 +138,7 @@ func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
 			return err
 		}
 	}
-	for _, acc := range accs[1:] {
-		for j, x := range acc {
-			dst[j] += x
-		}
-	}
+	reduce(accs)
 	return nil
 }
 
@@ -211,12 +202,7 @@ func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, ac
 func (o *packed) mulTiles(ctx context.Context, dst, v []float64, k int) error {
 	n, tl := o.n, o.tl
 	nw := workers(n, len(tl.tiles))
-	accs := make([][]float64, nw)
-	accs[0] = dst[:k*n]
-	clear(accs[0])
-	for p := 1; p < nw; p++ {
-		accs[p] = make([]float64, k*n)
-	}
+	accs := accumulators(dst, k, n, nw)
 	scr := newScratch(tl, nw)
 	err := run(ctx, partition(areaCost(tl), nw), func(p, i int) {
 		t := tl.tiles[i]
@@ -227,11 +213,7 @@ func (o *packed) mulTiles(ctx context.Context, dst, v []float64, k int) error {
 	if err != nil {
 		return err
 	}
-	for _, acc := range accs[1:] {
-		for j, x := range acc {
-			dst[j] += x
-		}
-	}
+	reduce(accs)
 	return nil
 }
 

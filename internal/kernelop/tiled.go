@@ -149,12 +149,7 @@ func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 		return ctx.Err()
 	}
 	nw := workers(n, len(o.tl.tiles))
-	accs := make([][]float64, nw)
-	accs[0] = dst[:k*n]
-	clear(accs[0])
-	for p := 1; p < nw; p++ {
-		accs[p] = make([]float64, k*n)
-	}
+	accs := accumulators(dst, k, n, nw)
 	scr := newScratch(o.tl, nw)
 	m, g := o.st.ColMean, o.st.Grand
 	err := run(ctx, partition(o.cum, nw), func(p, i int) {
@@ -169,10 +164,6 @@ func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 	if err != nil {
 		return err
 	}
-	for _, acc := range accs[1:] {
-		for j, x := range acc {
-			dst[j] += x
-		}
-	}
+	reduce(accs)
 	return nil
 }

@@ -222,3 +222,24 @@ func (pc *progressCounter) tickFunc() func() {
 	}
 	return pc.tick
 }
+
+// accumulators returns nw zeroed k×n accumulators, one per goroutine of a
+// product, the first of them dst itself.
+func accumulators(dst []float64, k, n, nw int) [][]float64 {
+	accs := make([][]float64, nw)
+	accs[0] = dst[:k*n]
+	clear(accs[0])
+	for p := 1; p < nw; p++ {
+		accs[p] = make([]float64, k*n)
+	}
+	return accs
+}
+
+// reduce adds the other accumulators into the first.
+func reduce(accs [][]float64) {
+	for _, acc := range accs[1:] {
+		for j, x := range acc {
+			accs[0][j] += x
+		}
+	}
+}
