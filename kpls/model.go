@@ -45,6 +45,9 @@ type Model struct {
 	// model until bands need the matrix).
 	storage     Storage
 	storageWarn *Warning // why storage is not what auto chose first
+	cutWhy      string   // why auto leaves float32 (with errFloat32Cut)
+	keepKrylov  bool     // keep the fit's Krylov steps in kr (cross-validation's folds)
+	kr          *krylov
 	// The centred kernel matrix as an operator, kept from Fit or built on
 	// the first request for confidence bands.
 	opOnce sync.Once
@@ -171,20 +174,55 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 // refitHybrid refits on hybrid storage after a float32 fit that auto
 // chose stopped early (errFloat32Cut), and records why.
 func (m *Model) refitHybrid(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
-	why := m.stop.Message
+	why := m.cutWhy
 	m.opts.Storage = StorageHybrid
 	op, err := m.buildOperator(ctx, xs, buf)
 	m.opts.Storage = StorageAuto
 	if err != nil {
 		return nil, err
 	}
-	w := warnf(WarnStorage, "on float32 storage of the kernel matrix the fit stopped early (%s), where float32 rounding can move the stop and the DoF with it: refitted on hybrid storage, in float64", why)
+	w := warnf(WarnStorage, "on float32 storage of the kernel matrix %s: refitted on hybrid storage, in float64", why)
 	m.storageWarn = &w
 	return op, m.fitOperator(ctx, op, y)
 }
 
+// continueFloat64 runs the Krylov steps that float32 storage no longer
+// resolves on matrix-free products in float64, which need no memory
+// beside the float32 matrix. Auto does this when a float32 fit has all
+// its components and stopped for resolution among the extra steps that
+// only the DoF use (up to 2m+1 for the approximate DoF, the Lanczos
+// steps): the components keep float32's products, each resolved to
+// float32Resolution, and the extra steps become exact instead of being
+// replaced by the approximate DoF's far costlier block recurrence over
+// the scores (docs/scale.md measures both).
+func (m *Model) continueFloat64(ctx context.Context, kr *krylov, yc []float64) error {
+	o := &m.opts
+	width := o.kernelWidth()
+	from, why := kr.steps, kr.stop.Message
+	mf, err := kernelop.NewMatrixFree(ctx, m.kernelRows(m.x), nil)
+	if err != nil {
+		return err
+	}
+	if err := kr.extend(ctx, o.Backend, mf, yc, func(done, total int) { o.report("fit", width, done, total) }); err != nil {
+		return err
+	}
+	m.warns = append(m.warns, warnf(WarnStorage, "float32 storage of the kernel matrix stopped resolving the fit's products after %d steps (%s): steps %d to %d, which only the DoF use, ran on matrix-free float64 products", from, why, from+1, kr.steps))
+	return nil
+}
+
+// float32SEMax is the largest standard error of an approximate DoF,
+// relative to the DoF, that auto storage keeps a float32 fit with when
+// float32's rounding keeps converged Ritz pairs from being deflated (which
+// is what inflates it there): half the 2 % bar float32 is held to, so that
+// the estimate stays within the bar at two standard errors. Measured
+// (TestFloat32Continuation, docs/scale.md): float32 errors scatter with
+// the reported standard error, 1.4–1.9 % where deflation failed, against
+// 0.05 % on float64.
+const float32SEMax = 0.01
+
 // errFloat32Cut tells fit that a float32 fit that auto chose stopped
-// before what was asked for.
+// before what was asked for, or that its approximate DoF are not resolved
+// (m.cutWhy says which).
 var errFloat32Cut = errors.New("kpls: the float32 fit stopped early")
 
 // fitOperator runs NIPALS on the centred kernel matrix op for
@@ -195,11 +233,6 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	o := &m.opts
 	n := m.n
 	width := o.kernelWidth()
-	tr, frob2 := m.trK, m.trK2
-	m.warns = m.warns[:m.prepWarns]
-	if m.storageWarn != nil {
-		m.warns = append(m.warns, *m.storageWarn)
-	}
 	var sum float64
 	for _, v := range y {
 		sum += v
@@ -219,12 +252,52 @@ func (m *Model) fitOperator(ctx context.Context, op kernelop.Operator, y []float
 	if err != nil {
 		return err
 	}
+	return m.finish(ctx, op, kr)
+}
+
+// resumeFit continues the fit whose Krylov steps kr holds (kept with
+// keepKrylov) to m.opts.Components components on op, the same kernel
+// matrix rebuilt: cross-validation grows its folds' fits this way instead
+// of refitting them. The result is the one a fit to that many components
+// from the start gives, as every step depends only on the ones before.
+func (m *Model) resumeFit(ctx context.Context, op kernelop.Operator, kr *krylov) error {
+	o := &m.opts
+	width := o.kernelWidth()
+	kr.grow(o.steps(o.maxComponents(m.n, m.d)))
+	if kr.stop.Reason == StopNone {
+		if err := kr.extend(ctx, o.Backend, op, m.yc, func(done, total int) { o.report("fit", width, done, total) }); err != nil {
+			return err
+		}
+	}
+	return m.finish(ctx, op, kr)
+}
+
+// finish turns the Krylov steps kr on op into the model: components,
+// coefficients, DoF and criteria.
+func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) error {
+	o := &m.opts
+	n, yc := m.n, m.yc
+	tr, frob2 := m.trK, m.trK2
+	m.warns = m.warns[:m.prepWarns]
+	if m.storageWarn != nil {
+		m.warns = append(m.warns, *m.storageWarn)
+	}
+	if m.keepKrylov {
+		m.kr = kr
+	}
+	if kr.stop.Reason == StopStorage && kr.steps >= o.Components && m.storage == StorageFloat32 && o.Storage == StorageAuto &&
+		(o.DoF == DoFLanczos || o.DoF == DoFApprox) {
+		if err := m.continueFloat64(ctx, kr, yc); err != nil {
+			return err
+		}
+	}
 	m.valid = min(o.Components, kr.steps)
 	m.steps = kr.steps
 	m.lanczos = min(o.Lanczos, kr.steps)
 	m.stop = kr.stop
 	if kr.stop.Reason != StopNone && m.storage == StorageFloat32 && o.Storage == StorageAuto && m.storageWarn == nil &&
 		(o.DoF == DoFLanczos || o.DoF == DoFApprox) && (m.valid < o.Components || m.lanczos < o.Lanczos) {
+		m.cutWhy = fmt.Sprintf("the fit stopped early (%s), where float32 rounding can move the stop and the DoF with it", kr.stop.Message)
 		return errFloat32Cut // before the DoF: the refit computes them
 	}
 	if kr.stop.Reason != StopNone {
@@ -287,13 +360,29 @@ func (m *Model) dof(ctx context.Context, op kernelop.Operator, yc []float64, kr 
 	case DoFApprox:
 		var why []string
 		var err error
-		dof, m.dofSE, why, err = approxDoF(ctx, approxInput{
-			bl: o.Backend, op: op, yc: yc, kr: kr, trK: tr, trK2: frob2,
+		// The control variates need the traces of the matrix the
+		// products apply (float32's, when stored so).
+		tr, frob2 := op.Stats().Applied()
+		var noise float64
+		if op.Kind() == kernelop.KindFloat32 {
+			noise = 0x1p-24 * math.Sqrt(frob2)
+		}
+		var unresolved int
+		dof, m.dofSE, why, unresolved, err = approxDoF(ctx, approxInput{
+			bl: o.Backend, op: op, yc: yc, kr: kr, trK: tr, trK2: frob2, noise: noise,
 			lz: newLanczos(m.l, m.steps), mMax: m.valid, probes: o.probes(m.n), seed: o.Seed,
 			progress: func(done, total int) { o.report("dof", width, done, total) },
 		})
 		if err != nil {
 			return nil, err
+		}
+		if unresolved > 0 && o.Storage == StorageAuto && m.storageWarn == nil {
+			for i := 1; i < len(dof); i++ {
+				if e := m.dofSE[i]; e > float32SEMax*math.Abs(dof[i]) {
+					m.cutWhy = fmt.Sprintf("the approximate DoF for m = %d has a standard error of %.2g %% of itself, and float32's rounding keeps %d converged Ritz pairs from being deflated", i, 100*e/math.Abs(dof[i]), unresolved)
+					return nil, errFloat32Cut
+				}
+			}
 		}
 		for i, r := range why {
 			if r != "" {

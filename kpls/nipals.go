@@ -57,11 +57,6 @@ const float32Resolution = 1e-3
 // components on the centred kernel matrix op and centred response yc.
 func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, maxSteps int, progress func(done, total int)) (*krylov, error) {
 	n := op.N()
-	var storeEps float64 // relative rounding of the stored entries beyond float64
-	if op.Kind() == kernelop.KindFloat32 {
-		storeEps = 0x1p-24
-	}
-	normK := math.Sqrt(op.Stats().Frob2)
 	kr := &krylov{
 		n:     n,
 		t:     make([]float64, maxSteps*n),
@@ -77,10 +72,54 @@ func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []flo
 		ld:    maxSteps,
 	}
 	kr.rss[0] = bl.Ddot(n, yc, 1, yc, 1)
+	if err := kr.extend(ctx, bl, op, yc, progress); err != nil {
+		return nil, err
+	}
+	if kr.steps == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop.Message)
+	}
+	return kr, nil
+}
+
+// grow makes room for maxSteps steps in all of kr's arrays.
+func (kr *krylov) grow(maxSteps int) {
+	if maxSteps <= kr.ld {
+		return
+	}
+	n, old := kr.n, kr.ld
+	more := func(a []float64, rows int) []float64 {
+		b := make([]float64, rows*n)
+		copy(b, a)
+		return b
+	}
+	kr.t, kr.g, kr.r, kr.ktr = more(kr.t, maxSteps), more(kr.g, maxSteps), more(kr.r, maxSteps), more(kr.ktr, maxSteps)
+	kr.alpha, kr.yhat = more(kr.alpha, maxSteps+1), more(kr.yhat, maxSteps+1)
+	kr.rKr = append(kr.rKr, make([]float64, maxSteps-old)...)
+	kr.q = append(kr.q, make([]float64, maxSteps-old)...)
+	kr.rss = append(kr.rss, make([]float64, maxSteps-old)...)
+	l := make([]float64, maxSteps*maxSteps)
+	for i := 0; i < old; i++ {
+		copy(l[i*maxSteps:i*maxSteps+old], kr.lRun[i*old:(i+1)*old])
+	}
+	kr.lRun, kr.ld = l, maxSteps
+}
+
+// extend runs the Krylov steps from kr.steps on, with products from op,
+// until the steps kr was made for or a stop. A fit that stopped because
+// float32 storage no longer resolved its products continues this way on
+// a float64 operator (Model.continueFloat64).
+func (kr *krylov) extend(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, progress func(done, total int)) error {
+	n, maxSteps := kr.n, kr.ld
+	var storeEps float64 // relative rounding of the stored entries beyond float64
+	if op.Kind() == kernelop.KindFloat32 {
+		storeEps = 0x1p-24
+	}
+	normK := math.Sqrt(op.Stats().Frob2)
+	kr.stop = Stop{}
 	coef := make([]float64, maxSteps)
-	for i := 0; i < maxSteps; i++ {
+	for i := kr.steps; i < maxSteps; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		r := kr.r[i*n : (i+1)*n]
 		yhPrev := kr.yhat[i*n : (i+1)*n]
@@ -89,7 +128,7 @@ func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []flo
 		}
 		tt := kr.ktr[i*n : (i+1)*n]
 		if err := op.Mul(ctx, tt, r, 1); err != nil {
-			return nil, err
+			return err
 		}
 		if storeEps > 0 {
 			if rho := storeEps * normK * bl.Dnrm2(n, r, 1) / bl.Dnrm2(n, tt, 1); !(rho <= float32Resolution) {
@@ -157,10 +196,7 @@ func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []flo
 			progress(i+1, maxSteps)
 		}
 	}
-	if kr.steps == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop.Message)
-	}
-	return kr, nil
+	return nil
 }
 
 // ritzCond returns θ_max/θ_min, the condition number of D over the steps

@@ -54,6 +54,7 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 	nw := workers(n, len(tl.tiles))
 	scr := newScratch(tl, nw)
 	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
+	sFrob2, sTrace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
 	err = run(ctx, partition(areaCost(tl), nw), func(p, i int) {
 		t := tl.tiles[i]
 		a := scr[p].a[:t.area()]
@@ -70,15 +71,24 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 			src := a[(r-t.r0)*w+j0-t.c0 : (r-t.r0)*w+w]
 			dst := o.p[o.start(r)+j0-r:]
 			dst = dst[:len(src)]
+			var off float64
 			for j, x := range src {
 				dst[j] = float32(x)
+				off += float64(dst[j]) * float64(dst[j])
 			}
+			if j0 == r { // the diagonal entry counts once, the others twice
+				d := float64(dst[0])
+				sTrace[i] += d
+				off -= d * d / 2
+			}
+			sFrob2[i] += 2 * off
 		}
 	}, pc.tickFunc())
 	if err != nil {
 		return nil, err
 	}
-	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2)}
+	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2),
+		StoredTrace: sumInOrder(sTrace), StoredFrob2: sumInOrder(sFrob2)}
 	return o, nil
 }
 

@@ -59,6 +59,23 @@ type Stats struct {
 	Grand   float64   // mean of all entries of the uncentred K
 	Trace   float64   // trace of K_c
 	Frob2   float64   // squared Frobenius norm of K_c
+
+	// StoredTrace and StoredFrob2 are the trace and squared Frobenius
+	// norm of the matrix Mul applies when that is not K_c itself (float32
+	// storage's rounded entries); zero otherwise. See Applied.
+	StoredTrace, StoredFrob2 float64
+}
+
+// Applied returns the trace and squared Frobenius norm of the matrix Mul
+// applies. Estimators that combine products with known traces (control
+// variates) need these: float32's rounding moves them by about 2⁻²⁴ of
+// themselves, which is far beyond float64 rounding and can exceed what is
+// left of them once the largest eigenvalues are deflated.
+func (s Stats) Applied() (trace, frob2 float64) {
+	if s.StoredFrob2 != 0 {
+		return s.StoredTrace, s.StoredFrob2
+	}
+	return s.Trace, s.Frob2
 }
 
 // Progress, when not nil, is told how many units of construction work are
