@@ -363,6 +363,10 @@ type selector struct {
 	modelAt int               // the grid point s.model was fitted at
 	op      kernelop.Operator // s.model's kernel matrix while it is in buf, else nil
 	stopped string            // why the last fit that limited the components stopped
+	// foldFits are the fold fits at grid point foldsAt, kept with their
+	// Krylov steps so that more components continue them.
+	foldFits []*Model
+	foldsAt  int
 }
 
 func (s *selector) options(g gridPoint, comp int) Options {
@@ -500,17 +504,42 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 	o := s.options(g, comp)
 	o.DoF = DoFNone
 	o.Progress = nil
+	if s.foldFits == nil || s.foldsAt != g.id {
+		s.foldFits, s.foldsAt = make([]*Model, s.folds), g.id
+	}
 	for f := 0; f < s.folds; f++ {
 		s.opts.report("cv", g.width(), f, s.folds)
 		fd := folds[f]
 		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
-		m, xs, err := prepare(xtr, ytr, o)
-		if err != nil {
-			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-		}
 		s.op = nil // the buffer is the fold's now
-		if _, err := m.fit(s.ctx, &s.buf, xs, ytr); err != nil {
-			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+		m := s.foldFits[f]
+		if m == nil {
+			var xs []float64
+			var err error
+			m, xs, err = prepare(xtr, ytr, o)
+			if err != nil {
+				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+			}
+			m.keepKrylov = true
+			if _, err := m.fit(s.ctx, &s.buf, xs, ytr); err != nil {
+				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+			}
+			s.foldFits[f] = m
+		} else {
+			// More components: rebuild the fold's kernel matrix and go on
+			// from the steps it has.
+			m.opts.Components = comp
+			var op kernelop.Operator
+			var err error
+			if m.kr.stop.Reason == StopNone { // else it cannot go further
+				op, err = m.buildOperator(s.ctx, m.x, &s.buf)
+			}
+			if err == nil {
+				err = m.resumeFit(s.ctx, op, m.kr)
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
+			}
 		}
 		if m.valid < valid {
 			valid, s.stopped = m.valid, m.stop.Message
@@ -541,6 +570,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 // search reached, unless the DoF criteria's fit there is at hand, and
 // records the choice.
 func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
+	s.foldFits = nil // their Krylov steps are not needed any more
 	var m *Model
 	if fitted != nil && fitted.valid >= choice {
 		m = fitted

@@ -78,6 +78,73 @@ func TestSelectExtendsComponents(t *testing.T) {
 	}
 }
 
+// TestCrossValidationGrows: when cross-validation needs more components
+// than it started with, the folds' fits are continued, not redone. The
+// RMSECV of every m must equal that of plain fits to each fold with all
+// the components from the start, predicting with every m, on dense
+// storage and under a memory limit that puts the folds on float32.
+func TestCrossValidationGrows(t *testing.T) {
+	x, y := sincData(120, 4)
+	n := len(y)
+	const folds = 5
+	nf := int64(n - n/folds) // rows a fold trains on
+	for _, limit := range []int64{0, 8*nf*nf - 1} {
+		so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: CV, Folds: folds, MaxComponents: 40, Seed: 3}
+		sel, err := Select(context.Background(), x, y, so, Options{Components: 1, RawFeatures: true, MemoryLimit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]Storage{true: StorageDense, false: StorageFloat32}[limit == 0]; foldStorage(t, x, y, limit) != want {
+			t.Fatalf("limit %d: folds on %q, want %q", limit, foldStorage(t, x, y, limit), want)
+		}
+		comp := len(sel.Table) - 1
+		if comp < 4 { // grown at least twice from 1
+			t.Fatalf("limit %d: the search did not grow (%d components)", limit, comp)
+		}
+		perm := rand.New(rand.NewPCG(3, 0x6376)).Perm(n)
+		press := make([]float64, comp+1)
+		for f := 0; f < folds; f++ {
+			lo, hi := f*n/folds, (f+1)*n/folds
+			train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+			xtr, ytr := rowsOf(x, y, train)
+			xte, yte := rowsOf(x, y, perm[lo:hi])
+			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mod.Components() < comp {
+				t.Fatalf("fold %d: %d components, the table has %d", f, mod.Components(), comp)
+			}
+			p, err := mod.PredictEvery(context.Background(), xte)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for m := 0; m <= comp; m++ {
+				for i, v := range yte {
+					press[m] += (v - p.At(i, m)) * (v - p.At(i, m))
+				}
+			}
+		}
+		for m, r := range sel.Table {
+			want := math.Sqrt(press[m] / float64(n))
+			if !(relErr(r.RMSECV, want) <= 1e-10) {
+				t.Errorf("limit %d, m=%d: RMSECV %.15g, plain fits %.15g", limit, m, r.RMSECV, want)
+			}
+		}
+	}
+}
+
+// foldStorage is the storage a fit to a fold's rows gets under limit.
+func foldStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage {
+	t.Helper()
+	n := len(y) - len(y)/5
+	m, err := Fit(context.Background(), x.Slice(0, n, 0, 1), y[:n], Options{Kernel: RBF{Width: 0.1}, Components: 1, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Storage()
+}
+
 // TestSelectWarnsAtTheLimit: when the limit stops the doubling with the
 // choice still at the largest m, the warning says so.
 func TestSelectWarnsAtTheLimit(t *testing.T) {
