@@ -30,7 +30,6 @@ type approxInput struct {
 	kr        *krylov           // the fit's vectors
 	trK, trK2 float64           // tr K and ‖K‖²_F of the centred kernel matrix
 	lz        *lanczos          // the fit's Lanczos matrix
-	noise     float64           // ‖E‖₂ bound of the stored matrix's rounding beyond float64 (0 for float64)
 	mMax      int               // DoF(m) for m = 1..mMax
 	probes    int
 	seed      uint64
@@ -66,13 +65,7 @@ type approxInput struct {
 // residual r_m, which checks the recurrence and the deflation; its
 // relative error, carried over to the probes, joins the standard error.
 // A value that fails a check is NaN, with its reason.
-//
-// unresolved counts the Ritz pairs that the storage's rounding (in.noise)
-// keeps from being confirmed as converged: their residual lies between
-// ritzTol and the noise, so they stay with the probes and add to the
-// estimate's variance. On float32 storage of fast-decaying kernels this
-// made the standard error 30 times that on float64 (docs/scale.md).
-func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []string, unresolved int, err error) {
+func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []string, err error) {
 	mMax, kr, bl := in.mMax, in.kr, in.bl
 	n := kr.n
 	steps := in.lz.steps
@@ -87,11 +80,11 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	S := kr.steps
 	kt := make([]float64, S*n)
 	if err := in.op.Mul(ctx, kt, kr.t[:S*n], S); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, err
 	}
-	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n, in.noise)
+	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, err
 	}
 	nc := len(defl.theta)
 
@@ -156,7 +149,7 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	}
 	forms, a1, a2, err := residualForms(ctx, in.op, bl, z, rows, s, in.lz, mMax, defl.project, in.progress)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, err
 	}
 	// q_m at the converged Ritz values, from the fit's own residual:
 	// y_kᵀr_m = q_m(θ_k)·y_kᵀy_c. The product Π(1 − θ_k/θ_i) would be a
@@ -279,7 +272,7 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 		}
 		dof[m], se[m] = v, sem
 	}
-	return dof, se, why, len(defl.unresolved), nil
+	return dof, se, why, nil
 }
 
 // exactTraceMax is the largest n for which approxDoF takes the trace over
@@ -313,15 +306,11 @@ type ritzDeflation struct {
 	theta []float64 // Ritz values
 	y     []float64 // Ritz vectors, len(theta)×n, orthonormal
 	kyy   []float64 // ‖K y_k‖²
-
-	unresolved []float64 // Ritz values of the pairs whose convergence the storage's rounding hides
 }
 
 // convergedRitz returns the Ritz pairs of K on span(T) (T: S×n
-// orthonormal rows, kt = T·K) whose residual is below ritzTol, and
-// lists the Ritz values of those whose residual is above ritzTol but
-// within noise, the bound of the stored matrix's rounding.
-func convergedRitz(bl blas.Float64, t, kt []float64, S, n int, noise float64) (*ritzDeflation, error) {
+// orthonormal rows, kt = T·K) whose residual is below ritzTol.
+func convergedRitz(bl blas.Float64, t, kt []float64, S, n int) (*ritzDeflation, error) {
 	h := make([]float64, S*S)
 	bl.Dgemm(gblas.NoTrans, gblas.Trans, S, S, n, 1, t, n, kt, n, 0, h, S)
 	hs := mat.NewSymDense(S, nil)
@@ -361,8 +350,6 @@ func convergedRitz(bl blas.Float64, t, kt []float64, S, n int, noise float64) (*
 			d.theta = append(d.theta, vals[k])
 			d.kyy = append(d.kyy, kk)
 			d.y = append(d.y, yk...)
-		} else if math.Sqrt(res) <= noise && vals[k] > noise {
-			d.unresolved = append(d.unresolved, vals[k])
 		}
 	}
 	return d, nil

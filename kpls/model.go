@@ -143,17 +143,17 @@ func (m *Model) featureName(j int) string {
 // across widths and folds), runs NIPALS and computes DoF and criteria. It
 // returns the operator, which lives in buf.
 //
-// When the storage was chosen automatically as float32 and the float32
-// fit stopped early (breakdown, lost K-orthogonality, Ritz spread, or a
-// product float32 does not resolve) before the components or the Lanczos
-// steps asked for, a fit with approximate or Lanczos DoF is refitted on
-// hybrid storage (float64, within the same memory limit) with a warning:
-// near breakdown, float32 rounding can move the step the fit stops at,
-// and the DoF with it (docs/scale.md), so auto does not keep float32
-// there. Kept are: a stop among the extra steps only the approximate
-// DoF's deflation uses (they are optional to the estimator), and fits
-// without DoF (cross-validation's folds), whose predictions float32 keeps
-// to 10⁻⁵ even where it stops early; their stop is reported as any is.
+// Auto chooses float32 only for fits without DoF or with the Lanczos DoF
+// (storageFor). When such a float32 fit with Lanczos DoF stops early
+// (breakdown, lost K-orthogonality, Ritz spread, or a product float32 does
+// not resolve) before the components or the Lanczos steps asked for, it
+// is refitted on hybrid storage (float64, within the same memory limit)
+// with a warning: near breakdown, float32 rounding can move the step the
+// fit stops at, and the DoF with it (docs/scale.md). A resolution stop
+// after all the components goes on in float64 instead (continueFloat64).
+// Fits without DoF (cross-validation's folds) keep float32, whose
+// predictions stay within 10⁻⁵ even where it stops early; their stop is
+// reported as any is.
 func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
 	if buf == nil {
 		buf = new(kernelBuffer) // for the refit to reuse the first one's memory
@@ -188,13 +188,12 @@ func (m *Model) refitHybrid(ctx context.Context, buf *kernelBuffer, xs, y []floa
 
 // continueFloat64 runs the Krylov steps that float32 storage no longer
 // resolves on matrix-free products in float64, which need no memory
-// beside the float32 matrix. Auto does this when a float32 fit has all
-// its components and stopped for resolution among the extra steps that
-// only the DoF use (up to 2m+1 for the approximate DoF, the Lanczos
-// steps): the components keep float32's products, each resolved to
-// float32Resolution, and the extra steps become exact instead of being
-// replaced by the approximate DoF's far costlier block recurrence over
-// the scores (docs/scale.md measures both).
+// beside the float32 matrix. Auto does this when a float32 fit with
+// Lanczos DoF has all its components and stopped for resolution among the
+// extra Lanczos steps: the components keep float32's products, each
+// resolved to float32Resolution, and the Lanczos matrix gets exact steps
+// instead of being cut short (against dense, the Lanczos DoF went from
+// 11–26 % off to 1e-5; TestFloat32Continuation).
 func (m *Model) continueFloat64(ctx context.Context, kr *krylov, yc []float64) error {
 	o := &m.opts
 	width := o.kernelWidth()
@@ -210,19 +209,8 @@ func (m *Model) continueFloat64(ctx context.Context, kr *krylov, yc []float64) e
 	return nil
 }
 
-// float32SEMax is the largest standard error of an approximate DoF,
-// relative to the DoF, that auto storage keeps a float32 fit with when
-// float32's rounding keeps converged Ritz pairs from being deflated (which
-// is what inflates it there): half the 2 % bar float32 is held to, so that
-// the estimate stays within the bar at two standard errors. Measured
-// (TestFloat32Continuation, docs/scale.md): float32 errors scatter with
-// the reported standard error, 1.4–1.9 % where deflation failed, against
-// 0.05 % on float64.
-const float32SEMax = 0.01
-
 // errFloat32Cut tells fit that a float32 fit that auto chose stopped
-// before what was asked for, or that its approximate DoF are not resolved
-// (m.cutWhy says which).
+// before what was asked for (m.cutWhy says where).
 var errFloat32Cut = errors.New("kpls: the float32 fit stopped early")
 
 // fitOperator runs NIPALS on the centred kernel matrix op for
@@ -286,7 +274,7 @@ func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) er
 		m.kr = kr
 	}
 	if kr.stop.Reason == StopStorage && kr.steps >= o.Components && m.storage == StorageFloat32 && o.Storage == StorageAuto &&
-		(o.DoF == DoFLanczos || o.DoF == DoFApprox) {
+		o.DoF == DoFLanczos {
 		if err := m.continueFloat64(ctx, kr, yc); err != nil {
 			return err
 		}
@@ -296,7 +284,7 @@ func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) er
 	m.lanczos = min(o.Lanczos, kr.steps)
 	m.stop = kr.stop
 	if kr.stop.Reason != StopNone && m.storage == StorageFloat32 && o.Storage == StorageAuto && m.storageWarn == nil &&
-		(o.DoF == DoFLanczos || o.DoF == DoFApprox) && (m.valid < o.Components || m.lanczos < o.Lanczos) {
+		o.DoF == DoFLanczos && (m.valid < o.Components || m.lanczos < o.Lanczos) {
 		m.cutWhy = fmt.Sprintf("the fit stopped early (%s), where float32 rounding can move the stop and the DoF with it", kr.stop.Message)
 		return errFloat32Cut // before the DoF: the refit computes them
 	}
@@ -363,26 +351,13 @@ func (m *Model) dof(ctx context.Context, op kernelop.Operator, yc []float64, kr 
 		// The control variates need the traces of the matrix the
 		// products apply (float32's, when stored so).
 		tr, frob2 := op.Stats().Applied()
-		var noise float64
-		if op.Kind() == kernelop.KindFloat32 {
-			noise = 0x1p-24 * math.Sqrt(frob2)
-		}
-		var unresolved int
-		dof, m.dofSE, why, unresolved, err = approxDoF(ctx, approxInput{
-			bl: o.Backend, op: op, yc: yc, kr: kr, trK: tr, trK2: frob2, noise: noise,
+		dof, m.dofSE, why, err = approxDoF(ctx, approxInput{
+			bl: o.Backend, op: op, yc: yc, kr: kr, trK: tr, trK2: frob2,
 			lz: newLanczos(m.l, m.steps), mMax: m.valid, probes: o.probes(m.n), seed: o.Seed,
 			progress: func(done, total int) { o.report("dof", width, done, total) },
 		})
 		if err != nil {
 			return nil, err
-		}
-		if unresolved > 0 && o.Storage == StorageAuto && m.storageWarn == nil {
-			for i := 1; i < len(dof); i++ {
-				if e := m.dofSE[i]; e > float32SEMax*math.Abs(dof[i]) {
-					m.cutWhy = fmt.Sprintf("the approximate DoF for m = %d has a standard error of %.2g %% of itself, and float32's rounding keeps %d converged Ritz pairs from being deflated", i, 100*e/math.Abs(dof[i]), unresolved)
-					return nil, errFloat32Cut
-				}
-			}
 		}
 		for i, r := range why {
 			if r != "" {

@@ -68,8 +68,11 @@ func KernelBytes(s Storage, n int) int64 {
 }
 
 // storageFor returns the storage a fit of n rows uses and the memory limit
-// behind the choice. Auto never picks float32 for exact DoF, which
-// differentiates the fit to the last digit.
+// behind the choice. Auto picks float32 only for fits without DoF or with
+// the Lanczos DoF: the exact DoF differentiate the fit to the last digit,
+// and the approximate DoF's probes need the converged Ritz pairs deflated,
+// which float32's rounding keeps from being confirmed on fast-decaying
+// spectra (their standard error grew 30-fold there; docs/scale.md).
 func (o *Options) storageFor(n int) (Storage, int64, error) {
 	limit := o.MemoryLimit
 	if limit == 0 {
@@ -78,7 +81,7 @@ func (o *Options) storageFor(n int) (Storage, int64, error) {
 	s := o.Storage
 	switch s {
 	case StorageAuto:
-		return Storage(kernelop.Choose(n, limit, o.DoF != DoFExact)), limit, nil
+		return Storage(kernelop.Choose(n, limit, o.DoF == DoFNone || o.DoF == DoFLanczos)), limit, nil
 	case StorageDense, StorageFloat32:
 		if need := KernelBytes(s, n); need > limit {
 			return "", 0, fmt.Errorf("%w: n = %d needs %.1f GB for the %s kernel matrix, over the memory limit of %.1f GB (raise MemoryLimit, or use storage hybrid or matrix-free)",
