@@ -64,13 +64,15 @@
 // After it is built, the centred kernel matrix is only ever multiplied
 // with thin blocks, so it is held as an operator: dense float64 while 8n²
 // bytes fit Options.MemoryLimit (a quarter of physical memory by
-// default), then float32, then hybrid (cached within the limit, the rest
-// recomputed per product), or matrix-free. Options.Storage forces one;
-// Model.Storage reports the one used. Automatic storage does not keep a
-// float32 fit whose DoF float32 could move (one that stops early, near
-// breakdown, or where a product's float32 rounding exceeds 1e-3 of it): it
-// refits in float64 on hybrid storage and warns (WarnStorage). Measured
-// figures are in docs/scale.md.
+// default), then float32 (for fits without DoF or with the Lanczos DoF:
+// float32's rounding defeats the approximate DoF's deflation), then
+// hybrid (cached within the limit, the rest recomputed per product), or
+// matrix-free. Options.Storage forces one; Model.Storage reports the one
+// used. Automatic storage does not keep a float32 fit whose DoF float32
+// could move (one that stops early, near breakdown): it refits in float64
+// on hybrid storage and warns (WarnStorage); where only the extra Lanczos
+// steps are past float32's resolution, it runs those in float64 without
+// storing anything more. Measured figures are in docs/scale.md.
 //
 // # Concurrency
 //
