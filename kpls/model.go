@@ -265,7 +265,6 @@ func (m *Model) resumeFit(ctx context.Context, op kernelop.Operator, kr *krylov)
 func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) error {
 	o := &m.opts
 	n, yc := m.n, m.yc
-	tr, frob2 := m.trK, m.trK2
 	m.warns = m.warns[:m.prepWarns]
 	if m.storageWarn != nil {
 		m.warns = append(m.warns, *m.storageWarn)
@@ -301,7 +300,7 @@ func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) er
 	l := kr.lanczosL(o.Backend, m.steps)
 	m.l = l
 
-	dof, err := m.dof(ctx, op, yc, kr, tr, frob2)
+	dof, err := m.dof(ctx, op, yc, kr)
 	if err != nil {
 		return err
 	}
@@ -328,8 +327,7 @@ func (m *Model) finish(ctx context.Context, op kernelop.Operator, kr *krylov) er
 }
 
 // dof computes DoF(m) for m = 0..valid with the configured method.
-// tr and frob2 are the trace and squared Frobenius norm of the centred K.
-func (m *Model) dof(ctx context.Context, op kernelop.Operator, yc []float64, kr *krylov, tr, frob2 float64) ([]float64, error) {
+func (m *Model) dof(ctx context.Context, op kernelop.Operator, yc []float64, kr *krylov) ([]float64, error) {
 	o := &m.opts
 	width := o.kernelWidth()
 	var dof []float64

@@ -22,13 +22,9 @@ func TestCrossValidationByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(y)
-	perm := rand.New(rand.NewPCG(9, 0x6376)).Perm(n)
 	press := make([]float64, comp+1)
-	for f := 0; f < folds; f++ {
-		lo, hi := f*n/folds, (f+1)*n/folds
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		xtr, ytr := rowsOf(x, y, train)
-		xte, yte := rowsOf(x, y, perm[lo:hi])
+	for _, fd := range foldsByHand(x, y, folds, 9) {
+		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 		for m := 0; m <= comp; m++ {
 			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone})
 			if err != nil {
@@ -55,6 +51,22 @@ func TestCrossValidationByHand(t *testing.T) {
 	if sel.Model.Chosen() != (Choice{CV, sel.Best.M}) {
 		t.Errorf("model records %+v, best is m = %d", sel.Model.Chosen(), sel.Best.M)
 	}
+}
+
+// foldsByHand splits the rows as Select documents it, written out here
+// independently of selector.foldRows: contiguous blocks of one seeded
+// permutation.
+func foldsByHand(x *mat.Dense, y []float64, folds int, seed uint64) []fold {
+	n := len(y)
+	perm := rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	out := make([]fold, folds)
+	for f := range out {
+		lo, hi := f*n/folds, (f+1)*n/folds
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		out[f].xtr, out[f].ytr = rowsOf(x, y, train)
+		out[f].xte, out[f].yte = rowsOf(x, y, perm[lo:hi])
+	}
+	return out
 }
 
 // TestSelectExtendsComponents: started at 2 components on data that
@@ -94,20 +106,17 @@ func TestCrossValidationGrows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]Storage{true: StorageDense, false: StorageFloat32}[limit == 0]; foldStorage(t, x, y, limit) != want {
-			t.Fatalf("limit %d: folds on %q, want %q", limit, foldStorage(t, x, y, limit), want)
+		want := map[bool]Storage{true: StorageDense, false: StorageFloat32}[limit == 0]
+		if got := foldStorage(t, x, y, folds, limit); got != want {
+			t.Fatalf("limit %d: folds on %q, want %q", limit, got, want)
 		}
 		comp := len(sel.Table) - 1
 		if comp < 4 { // grown at least twice from 1
 			t.Fatalf("limit %d: the search did not grow (%d components)", limit, comp)
 		}
-		perm := rand.New(rand.NewPCG(3, 0x6376)).Perm(n)
 		press := make([]float64, comp+1)
-		for f := 0; f < folds; f++ {
-			lo, hi := f*n/folds, (f+1)*n/folds
-			train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-			xtr, ytr := rowsOf(x, y, train)
-			xte, yte := rowsOf(x, y, perm[lo:hi])
+		for f, fd := range foldsByHand(x, y, folds, 3) {
+			xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
 			if err != nil {
 				t.Fatal(err)
@@ -134,11 +143,13 @@ func TestCrossValidationGrows(t *testing.T) {
 	}
 }
 
-// foldStorage is the storage a fit to a fold's rows gets under limit.
-func foldStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage {
+// foldStorage is the storage a fit without DoF to the rows of one of
+// folds folds gets under limit.
+func foldStorage(t *testing.T, x *mat.Dense, y []float64, folds int, limit int64) Storage {
 	t.Helper()
-	n := len(y) - len(y)/5
-	m, err := Fit(context.Background(), x.Slice(0, n, 0, 1), y[:n], Options{Kernel: RBF{Width: 0.1}, Components: 1, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
+	n, d := x.Dims()
+	n -= n / folds
+	m, err := Fit(context.Background(), x.Slice(0, n, 0, d), y[:n], Options{Kernel: RBF{Width: 0.1}, Components: 1, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,12 @@ func TestFloat32Continuation(t *testing.T) {
 					if m.Storage() != StorageHybrid {
 						t.Fatalf("auto with approximate DoF: storage %q, want hybrid", m.Storage())
 					}
-					tol = 1e-10
+					// Hybrid sums the same products in another order; on
+					// these wide kernels the approximate DoF's recurrence
+					// of degree 15 amplified that to 1.5e-10 (width 50), so
+					// 1e-9 here, not the 1e-10 TestStorageReproducesDense
+					// holds on every other case.
+					tol = 1e-9
 				}
 				o.Storage, o.MemoryLimit = StorageDense, 0
 				ref, err := Fit(ctx, x, y, o)
@@ -216,13 +221,6 @@ func compareFits(t *testing.T, ctx context.Context, m, ref *Model, z *mat.Dense,
 	t.Helper()
 	st, rst := m.Stats(), ref.Stats()
 	dofTol := tol
-	if m.Options().DoF == DoFApprox {
-		// The approximate DoF pass through a recurrence of degree m with
-		// deflation, which amplifies differences in the order of
-		// summation (1.5e-10 seen at m = 15); 1e-9 is still far inside
-		// the estimator's own floor, seFloor.
-		dofTol = max(tol, 1e-9)
-	}
 	if m.Options().DoF == DoFLanczos {
 		// The Lanczos DoF is reported as reliable while its own rounding
 		// estimate stays below lanczosTol: the dense value is no more

@@ -211,6 +211,7 @@ func TestConformance(t *testing.T) {
 			for name, op := range ops {
 				t.Run(p.name+"/"+name, func(t *testing.T) {
 					checkStats(t, op, o, n)
+					checkApplied(t, op, n)
 					if op.N() != n {
 						t.Fatalf("N = %d", op.N())
 					}
@@ -254,6 +255,34 @@ func TestConformance(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// checkApplied compares Stats.Applied with the trace and squared
+// Frobenius norm of the matrix Mul applies, read column by column from
+// its products with the unit vectors (exact: one nonzero term per entry).
+func checkApplied(t *testing.T, op Operator, n int) {
+	t.Helper()
+	eye := make([]float64, n*n)
+	for i := range n {
+		eye[i*n+i] = 1
+	}
+	a := make([]float64, n*n)
+	if err := op.Mul(context.Background(), a, eye, n); err != nil {
+		t.Fatal(err)
+	}
+	var tr, fr, absTr float64
+	for i := range n {
+		tr += a[i*n+i]
+		absTr += math.Abs(a[i*n+i])
+		for _, v := range a[i*n : i*n+n] {
+			fr += v * v
+		}
+	}
+	gotTr, gotFr := op.Stats().Applied()
+	// Both sides are sums of the same n or n² terms in other orders.
+	if !(math.Abs(gotTr-tr) <= 2*float64(n)*u*absTr) || !(math.Abs(gotFr-fr) <= 2*float64(n*n)*u*fr) {
+		t.Fatalf("Applied() = (%v, %v); the applied matrix has trace %v, ‖·‖²_F %v", gotTr, gotFr, tr, fr)
 	}
 }
 
