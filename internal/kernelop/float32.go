@@ -218,7 +218,7 @@ func (o *packed) mulTiles(ctx context.Context, dst, v []float64, k int) error {
 		t := tl.tiles[i]
 		a := scr[p].a[:t.area()]
 		o.widen(t, a)
-		tl.apply(a, t, v, k, accs[p], scr[p].tt)
+		tl.apply(a, t, v, k, accs[p])
 	}, nil)
 	if err != nil {
 		return err

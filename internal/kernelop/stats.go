@@ -6,16 +6,13 @@ import (
 	"github.com/kpls-go/kpls/internal/simd"
 )
 
-// scratch is one goroutine's space for a tile and its transpose.
-type scratch struct{ a, tt []float64 }
+// scratch is one goroutine's space for a tile.
+type scratch struct{ a []float64 }
 
 func newScratch(tl *tiling, nw int) []scratch {
 	s := make([]scratch, nw)
 	for p := range s {
 		s[p] = scratch{a: make([]float64, tl.maxArea())}
-		if tl.sym {
-			s[p].tt = make([]float64, tl.maxArea())
-		}
 	}
 	return s
 }
@@ -51,7 +48,7 @@ func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, tick fu
 		t := tl.tiles[i]
 		a := scr[p].a[:t.area()]
 		compute(rows, blk, t, a)
-		tl.apply(a, t, ones, 1, accs[p], scr[p].tt)
+		tl.apply(a, t, ones, 1, accs[p])
 	}, tick)
 	if err != nil {
 		return nil, 0, err

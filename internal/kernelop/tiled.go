@@ -6,11 +6,18 @@ import (
 	"github.com/kpls-go/kpls/internal/hugepage"
 )
 
-// cachedCost is the cost of applying a cached tile relative to computing
-// and applying one, for balancing the goroutines' shares of a pass: a
-// cached tile is read from memory at about 8 bytes an entry where a
-// computed one costs an exp and a distance per entry.
-const cachedCost = 0.15
+// The goroutines' shares of a pass are balanced by cost estimates per
+// entry of a tile, relative to computing it (an exp, a distance, the
+// centring): cachedCost to read a cached entry from memory, applyCost to
+// apply an entry to one vector (both sides). Applying matters once there
+// are several vectors: at k = 9 a cached tile costs about as much as a
+// computed one does at k = 1, and a split that ignored k left one
+// goroutine with every cached tile (they come first) and the other idle
+// (pprof of a 45,730-row pass, three quarters cached).
+const (
+	cachedCost = 0.15
+	applyCost  = 0.1
+)
 
 // tiled is the matrix-free and the hybrid operator: K_c recomputed tile by
 // tile in every pass, except for the tiles cached (centred, float64).
@@ -21,8 +28,7 @@ type tiled struct {
 	tl    *tiling
 	st    Stats
 	cache []float64
-	off   []int     // offset of tile i in cache, or −1 if it is recomputed
-	cum   []float64 // cumulative cost of a Mul pass, for partition
+	off   []int // offset of tile i in cache, or −1 if it is recomputed
 }
 
 // NewMatrixFree returns K_c as an operator that stores nothing n×n: every
@@ -30,7 +36,7 @@ type tiled struct {
 // kernel evaluations when rows implements Blocks, n² otherwise), centres
 // each tile with the column means and applies it to both sides.
 // Construction is two such passes (see the package comment). Scratch is a
-// tile and its transpose per goroutine and, during Mul, a k×n accumulator
+// tile per goroutine and, during Mul, a k×n accumulator
 // per goroutine.
 func NewMatrixFree(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
 	return newTiled(ctx, rows, 0, nil, KindMatrixFree, progress)
@@ -52,21 +58,17 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	n := rows.N()
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
-	o := &tiled{kind: kind, rows: rows, blk: blk, tl: tl, off: make([]int, len(tl.tiles)), cum: make([]float64, len(tl.tiles))}
+	o := &tiled{kind: kind, rows: rows, blk: blk, tl: tl, off: make([]int, len(tl.tiles))}
 	// Cache tiles in order while they fit: every entry cached saves one
 	// evaluation per pass for 8 bytes, whichever tile it is in.
-	avail, used, cost := budget/8, 0, 0.0
+	avail, used := budget/8, 0
 	for i, t := range tl.tiles {
-		c := float64(t.area())
 		if int64(used+t.area()) <= avail {
 			o.off[i] = used
 			used += t.area()
-			c *= cachedCost
 		} else {
 			o.off[i] = -1
 		}
-		cost += c
-		o.cum[i] = cost
 	}
 	if len(buf) < used {
 		buf = make([]float64, used)
@@ -95,6 +97,22 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	}
 	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2)}
 	return o, nil
+}
+
+// passCost returns the cumulative cost of a Mul pass with k vectors over
+// the tiles, for partition.
+func (o *tiled) passCost(k int) []float64 {
+	cum := make([]float64, len(o.tl.tiles))
+	cost := 0.0
+	for i, t := range o.tl.tiles {
+		c := 1.0
+		if o.off[i] >= 0 {
+			c = cachedCost
+		}
+		cost += float64(t.area()) * (c + applyCost*float64(k))
+		cum[i] = cost
+	}
+	return cum
 }
 
 // tile returns where tile i's values live: its place in the cache, or the
@@ -152,14 +170,14 @@ func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 	accs := accumulators(dst, k, n, nw)
 	scr := newScratch(o.tl, nw)
 	m, g := o.st.ColMean, o.st.Grand
-	err := run(ctx, partition(o.cum, nw), func(p, i int) {
+	err := run(ctx, partition(o.passCost(k), nw), func(p, i int) {
 		t := o.tl.tiles[i]
 		a := o.tile(i, scr[p].a)
 		if o.off[i] < 0 {
 			compute(o.rows, o.blk, t, a)
 			o.tl.centre(a, t, m, g)
 		}
-		o.tl.apply(a, t, v, k, accs[p], scr[p].tt)
+		o.tl.apply(a, t, v, k, accs[p])
 	}, nil)
 	if err != nil {
 		return err

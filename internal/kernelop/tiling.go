@@ -10,8 +10,8 @@ import (
 )
 
 // tileRows × tileCols is the largest tile of the upper triangle computed
-// at once. A tile and its transpose (2 × 256 KiB) stay in this machine's
-// L2 (512 KiB a core) between computing, centring and applying it; 512
+// at once. A tile (256 KiB) stays in this machine's L2 (512 KiB a core)
+// between computing, centring and applying it; 512
 // columns keep the dot products of the row side long and the strip's
 // tiles few. tileCols ≥ tileRows, so a strip's diagonal square lies in its
 // first tile.
@@ -105,24 +105,37 @@ func (tl *tiling) centre(a []float64, t tile, m []float64, g float64) (frob2, tr
 	return frob2, trace
 }
 
+// bothMaxVectors is the block size up to which apply reads a tile once
+// per vector for both sides (simd.GemvBoth); from there on it multiplies
+// each side as a product of blocks, which does more work per entry read.
+const bothMaxVectors = 4
+
 // apply adds the tile t (values in a) times the k vectors v (k×n) into acc
 // (k×n): the row side acc_I += V_J·Tᵀ, i.e. K[I,J]·v_J, and, for the
 // columns outside the diagonal square, the mirror image acc_J += V_I·T,
-// i.e. K[J,I]·v_I. tt is scratch for the transposed tile, so that both
-// sides are dot products of contiguous rows (simd.GemmNTSerial).
-func (tl *tiling) apply(a []float64, t tile, v []float64, k int, acc, tt []float64) {
+// i.e. K[J,I]·v_I. Neither side copies the tile: a transposed copy for
+// the mirror image, so that it too was a product of dot products, cost
+// more than the products themselves for one vector, and about a fifth of
+// a pass at nine (pprof, 45,730 rows).
+func (tl *tiling) apply(a []float64, t tile, v []float64, k int, acc []float64) {
 	n, h, w := tl.n, t.r1-t.r0, t.c1-t.c0
-	simd.GemmNTSerial(k, h, w, 1, v[t.c0:], n, a, w, 1, acc[t.r0:], n)
-	if !tl.sym {
-		return
-	}
 	sq := tl.square(t)
+	if !tl.sym {
+		sq = w // whole-row strips: the row side only
+	}
 	ww := w - sq
-	if ww == 0 {
+	if k <= bothMaxVectors {
+		if sq > 0 {
+			simd.GemmNTSerial(k, h, sq, 1, v[t.c0:], n, a, w, 1, acc[t.r0:], n)
+		}
+		for q := range k {
+			vq, aq := v[q*n:q*n+n], acc[q*n:q*n+n]
+			simd.GemvBoth(h, ww, a[sq:], w, vq[t.c0+sq:], vq[t.r0:], aq[t.r0:], aq[t.c0+sq:])
+		}
 		return
 	}
-	simd.Transpose(tt, h, a[sq:], w, h, ww)
-	simd.GemmNTSerial(k, ww, h, 1, v[t.r0:], n, tt, h, 1, acc[t.c0+sq:], n)
+	simd.GemmNTSerial(k, h, w, 1, v[t.c0:], n, a, w, 1, acc[t.r0:], n)
+	simd.GemmSerial(k, ww, h, 1, v[t.r0:], n, a[sq:], w, 1, acc[t.c0+sq:], n)
 }
 
 // workers is the number of goroutines for a pass over n×n.

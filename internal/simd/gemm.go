@@ -55,6 +55,25 @@ func Gemm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int
 	wg.Wait()
 }
 
+// GemmSerial is Gemm on the calling goroutine, for callers that already
+// split their work over goroutines (a tile of a kernel operator).
+func GemmSerial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m < 0 || n < 0 || k < 0 || lda < max(k, 1) || ldb < max(n, 1) || ldc < max(n, 1) ||
+		m > 0 && k > 0 && len(a) < (m-1)*lda+k || k > 0 && n > 0 && len(b) < (k-1)*ldb+n ||
+		m > 0 && n > 0 && len(c) < (m-1)*ldc+n {
+		panic("simd: Gemm bad shape")
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	for i := range m {
+		scaleY(beta, c[i*ldc:i*ldc+n])
+	}
+	if alpha != 0 {
+		gemmPart(0, m, 0, n, k, alpha, a, lda, b, ldb, c, ldc)
+	}
+}
+
 // gemmPart adds alpha·A·B to the block rows [i0, i1) × columns [j0, j1)
 // of C.
 func gemmPart(i0, i1, j0, j1, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {

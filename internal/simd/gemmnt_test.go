@@ -19,12 +19,12 @@ func TestGemmNT(t *testing.T) {
 		for _, m := range []int{0, 1, 2, 3, 4, 7} {
 			for _, n := range []int{0, 1, 3, 4, 5, 9} {
 				for _, k := range []int{0, 1, 3, 4, 9} {
-					gemmCase(t, rng, m, n, k, true)
+					gemmCase(t, rng, m, n, k, "GemmNT")
 				}
 			}
 		}
-		gemmCase(t, rng, 17, 600, 2500, true) // several inner chunks, parallel by columns
-		gemmCase(t, rng, 5, 6, 3001, true)    // one worker, chunk tails
+		gemmCase(t, rng, 17, 600, 2500, "GemmNT") // several inner chunks, parallel by columns
+		gemmCase(t, rng, 5, 6, 3001, "GemmNT")    // one worker, chunk tails
 	})
 }
 

@@ -187,11 +187,12 @@ func FuzzMatvecKernels(f *testing.F) {
 	})
 }
 
-// gemmCase checks Gemm (or, with transB, GemmNT: B stored n×k) against
-// the defining sums, including that the padding of C is left alone and C
+// gemmCase checks the product variant ("Gemm", "GemmSerial", or
+// "GemmNT": B stored n×k) against the defining sums, including that the padding of C is left alone and C
 // is ignored when beta is zero.
-func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int, transB bool) {
+func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int, name string) {
 	t.Helper()
+	transB := name == "GemmNT"
 	lda, ldb, ldc := k+1, n+2, n+1
 	bRows, bCols := k, n
 	if transB {
@@ -205,7 +206,6 @@ func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int, transB bool) {
 		}
 		return b[l*ldb+j]
 	}
-	name := map[bool]string{false: "Gemm", true: "GemmNT"}[transB]
 	c0 := randMat(rng, m, n, ldc)
 	for _, alpha := range scales {
 		for _, beta := range scales {
@@ -217,9 +217,12 @@ func gemmCase(t *testing.T, rng *rand.Rand, m, n, k int, transB bool) {
 					}
 				}
 			}
-			if transB {
+			switch name {
+			case "GemmNT":
 				GemmNT(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-			} else {
+			case "GemmSerial":
+				GemmSerial(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			default:
 				Gemm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 			}
 			for i := range m {
@@ -255,12 +258,14 @@ func TestGemm(t *testing.T) {
 		for _, m := range []int{0, 1, 3, 5} {
 			for _, n := range []int{0, 1, 4, 7, 9} {
 				for _, k := range []int{0, 1, 3, 4, 9} {
-					gemmCase(t, rng, m, n, k, false)
+					gemmCase(t, rng, m, n, k, "Gemm")
+					gemmCase(t, rng, m, n, k, "GemmSerial")
 				}
 			}
 		}
-		gemmCase(t, rng, 3, 1500, 130, false) // several column blocks, parallel by columns
-		gemmCase(t, rng, 75, 40, 300, false)  // several row chunks, parallel by rows
+		gemmCase(t, rng, 3, 1500, 130, "Gemm") // several column blocks, parallel by columns
+		gemmCase(t, rng, 75, 40, 300, "Gemm")  // several row chunks, parallel by rows
+		gemmCase(t, rng, 9, 1500, 64, "GemmSerial")
 	})
 }
 
@@ -338,6 +343,41 @@ func FuzzSymRank8(f *testing.F) {
 		for k := range yGot {
 			if !closeTo(yGot[k], yWant[k], 20) {
 				t.Fatalf("y[%d]: %v vs %v", k, yGot[k], yWant[k])
+			}
+		}
+	})
+}
+
+// TestGemvBoth checks both sides of GemvBoth against the defining sums,
+// on heights around the eight- and four-row kernels and widths around
+// their vector steps, with NaN padding (it must not be read).
+func TestGemvBoth(t *testing.T) {
+	allPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(14, 15))
+		for _, h := range []int{0, 1, 3, 4, 5, 8, 11, 12, 13, 64} {
+			for _, w := range []int{0, 1, 3, 4, 7, 8, 9, 17, 512} {
+				lda := w + rng.IntN(3)
+				a := randMat(rng, h, w, max(lda, 1))
+				xc, xr := randVec(rng, w), randVec(rng, h)
+				yr, yc := randVec(rng, h), randVec(rng, w)
+				wantR, wantC := append([]float64(nil), yr...), append([]float64(nil), yc...)
+				for i := range h {
+					for j := range w {
+						wantR[i] += a[i*lda+j] * xc[j]
+						wantC[j] += a[i*lda+j] * xr[i]
+					}
+				}
+				GemvBoth(h, w, a, max(lda, 1), xc, xr, yr, yc)
+				for i := range h {
+					if !closeTo(yr[i], wantR[i], float64(w)+1) {
+						t.Fatalf("h=%d w=%d: yr[%d] = %v, want %v", h, w, i, yr[i], wantR[i])
+					}
+				}
+				for j := range w {
+					if !closeTo(yc[j], wantC[j], float64(h)+1) {
+						t.Fatalf("h=%d w=%d: yc[%d] = %v, want %v", h, w, j, yc[j], wantC[j])
+					}
+				}
 			}
 		}
 	})
