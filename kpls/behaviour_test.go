@@ -414,6 +414,9 @@ func TestBadInput(t *testing.T) {
 	if _, err := Fit(ctx, x, y, Options{Storage: "sparse"}); !errors.Is(err, ErrStorage) {
 		t.Errorf("unknown storage: %v", err)
 	}
+	if _, err := Fit(ctx, x, y, Options{Kernel: RBF{}, Storage: StorageFeatures}); !errors.Is(err, ErrStorage) || !strings.Contains(err.Error(), "linear") {
+		t.Errorf("features storage for the rbf kernel: %v", err)
+	}
 	if _, err := Fit(ctx, x, y, Options{MemoryLimit: -1}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("negative memory limit: %v", err)
 	}

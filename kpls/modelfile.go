@@ -212,7 +212,7 @@ func (p *payload) check() error {
 		return fmt.Errorf("chosen m = %d outside 0..%d", p.Chosen.M, p.Valid)
 	case p.Chosen != nil && !validCriterion(p.Chosen.Criterion):
 		return fmt.Errorf("chosen by unknown criterion %q", p.Chosen.Criterion)
-	case p.Storage != "" && p.Storage != StorageDense && p.Storage != StorageFloat32 && p.Storage != StorageHybrid && p.Storage != StorageMatrixFree:
+	case p.Storage != "" && p.Storage != StorageDense && p.Storage != StorageFloat32 && p.Storage != StorageHybrid && p.Storage != StorageMatrixFree && p.Storage != StorageFeatures:
 		return fmt.Errorf("unknown kernel storage %q", p.Storage)
 	case p.Scaling != nil && (len(p.Scaling.Mean) != d || len(p.Scaling.Scale) != d):
 		return fmt.Errorf("standardisation of the wrong size")

@@ -19,9 +19,10 @@ import (
 type Storage string
 
 const (
-	// StorageAuto (the zero value) picks by Options.MemoryLimit: dense if
-	// 8n² bytes fit, else float32 if 2n² bytes fit and the fit allows it
-	// (see Options.Storage), else hybrid, else matrix-free.
+	// StorageAuto (the zero value) picks StorageFeatures for the linear
+	// kernel; for the others it picks by Options.MemoryLimit: dense if 8n²
+	// bytes fit, else float32 if 2n² bytes fit and the fit allows it (see
+	// Options.Storage), else hybrid, else matrix-free.
 	StorageAuto Storage = ""
 	// StorageDense holds K_c as n×n float64 (8n² bytes), with products
 	// through the BLAS backend: the fastest per product.
@@ -35,6 +36,11 @@ const (
 	// StorageMatrixFree holds nothing n×n: every product recomputes K_c
 	// from the inputs (n²/2 kernel evaluations per product).
 	StorageMatrixFree Storage = "matrix-free"
+	// StorageFeatures is for the linear kernel only: K = XXᵀ, so K_c =
+	// X_cX_cᵀ for the column-centred inputs X_c, and holding those (8nd
+	// bytes) gives every product in 4nd multiply-adds instead of n².
+	// The same matrix as dense, rounded differently.
+	StorageFeatures Storage = "features"
 )
 
 // ParseStorage parses a storage name; "auto" and "" mean StorageAuto.
@@ -42,10 +48,10 @@ func ParseStorage(s string) (Storage, error) {
 	switch v := Storage(strings.ToLower(s)); v {
 	case "auto", StorageAuto:
 		return StorageAuto, nil
-	case StorageDense, StorageFloat32, StorageHybrid, StorageMatrixFree:
+	case StorageDense, StorageFloat32, StorageHybrid, StorageMatrixFree, StorageFeatures:
 		return v, nil
 	}
-	return "", fmt.Errorf("%w: %q (want auto, dense, float32, hybrid or matrix-free)", ErrStorage, s)
+	return "", fmt.Errorf("%w: %q (want auto, dense, float32, hybrid, matrix-free or features)", ErrStorage, s)
 }
 
 // DefaultMemoryLimit is the memory limit for the kernel matrix when
@@ -55,8 +61,8 @@ func ParseStorage(s string) (Storage, error) {
 func DefaultMemoryLimit() int64 { return kernelop.DefaultLimit() }
 
 // KernelBytes returns the memory a storage needs for the kernel matrix of
-// n rows; hybrid and matrix-free return 0 (hybrid uses what the limit
-// gives it).
+// n rows; hybrid, matrix-free and features return 0 (hybrid uses what the
+// limit gives it; features holds the n×d centred inputs, 8nd bytes).
 func KernelBytes(s Storage, n int) int64 {
 	switch s {
 	case StorageDense:
@@ -68,7 +74,9 @@ func KernelBytes(s Storage, n int) int64 {
 }
 
 // storageFor returns the storage a fit of n rows uses and the memory limit
-// behind the choice. Auto picks float32 only for fits without DoF or with
+// behind the choice. Auto picks features for the linear kernel, whatever
+// n: it is the same matrix in 8nd bytes with products in O(nd). Auto
+// picks float32 only for fits without DoF or with
 // the Lanczos DoF: the exact DoF differentiate the fit to the last digit,
 // and the approximate DoF's probes need the converged Ritz pairs deflated,
 // which float32's rounding keeps from being confirmed on fast-decaying
@@ -79,9 +87,18 @@ func (o *Options) storageFor(n int) (Storage, int64, error) {
 		limit = DefaultMemoryLimit()
 	}
 	s := o.Storage
+	_, linear := o.Kernel.(Linear)
 	switch s {
 	case StorageAuto:
+		if linear {
+			return StorageFeatures, limit, nil
+		}
 		return Storage(kernelop.Choose(n, limit, o.DoF == DoFNone || o.DoF == DoFLanczos)), limit, nil
+	case StorageFeatures:
+		if !linear {
+			return "", 0, fmt.Errorf("%w: features storage is for the linear kernel only", ErrStorage)
+		}
+		return s, limit, nil
 	case StorageDense, StorageFloat32:
 		if need := KernelBytes(s, n); need > limit {
 			return "", 0, fmt.Errorf("%w: n = %d needs %.1f GB for the %s kernel matrix, over the memory limit of %.1f GB (raise MemoryLimit, or use storage hybrid or matrix-free)",
@@ -150,6 +167,8 @@ func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuff
 		progress(1, 1)
 	case StorageFloat32:
 		op, err = kernelop.NewFloat32(ctx, m.kernelRows(xs), buf.float32s(n*(n+1)/2), progress)
+	case StorageFeatures:
+		op, err = kernelop.NewFeatures(ctx, xs, n, m.d)
 	case StorageHybrid:
 		op, err = kernelop.NewHybrid(ctx, m.kernelRows(xs), limit, buf.float64s(int(min(limit/8, int64(n)*int64(n)))), progress)
 	default:

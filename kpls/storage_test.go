@@ -89,6 +89,13 @@ func TestStorageReproducesDense(t *testing.T) {
 				{StorageHybrid, kernelop.DenseBytes(n), 1e-10},
 				{StorageFloat32, 0, 0.02},
 			}
+			if _, ok := o.Kernel.(Linear); ok {
+				kinds = append(kinds, struct {
+					s     Storage
+					limit int64
+					tol   float64
+				}{StorageFeatures, 0, 1e-10})
+			}
 			for _, k := range kinds {
 				t.Run(fmt.Sprintf("%s/%s/%s/limit=%d", c.name, dof, k.s, k.limit), func(t *testing.T) {
 					o := o
@@ -305,9 +312,16 @@ func TestStorageChoice(t *testing.T) {
 		{kernelop.DenseBytes(n) - 1, DoFApprox, StorageHybrid}, // nor the approximate DoF
 		{kernelop.Float32Bytes(n) - 1, DoFLanczos, StorageHybrid},
 		{100 << 10, DoFApprox, StorageMatrixFree}, // not one 64×512 tile
+		// The linear kernel through its inputs, whatever the limit.
+		{kernelop.DenseBytes(n), DoFExact, StorageFeatures},
+		{100 << 10, DoFApprox, StorageFeatures},
 	}
 	for _, c := range cases {
-		m, err := Fit(context.Background(), x, y, Options{MemoryLimit: c.limit, DoF: c.dof, Components: 3})
+		var k Kernel = RBF{}
+		if c.want == StorageFeatures {
+			k = Linear{}
+		}
+		m, err := Fit(context.Background(), x, y, Options{Kernel: k, MemoryLimit: c.limit, DoF: c.dof, Components: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

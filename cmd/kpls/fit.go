@@ -169,7 +169,7 @@ func lanczosNote(d kpls.DoFMethod, steps int) string {
 // storageJSON is how a fit held its kernel matrix.
 type storageJSON struct {
 	Kind        kpls.Storage `json:"kind"`
-	Bytes       int64        `json:"bytes"`        // of the kernel matrix; 0 for hybrid and matrix-free
+	Bytes       int64        `json:"bytes"`        // of the kernel matrix (features: the centred inputs); 0 for matrix-free
 	MemoryLimit int64        `json:"memory_limit"` // the limit it was chosen by
 }
 
@@ -181,7 +181,10 @@ func storageOf(m *kpls.Model) storageJSON {
 	}
 	s := m.Storage()
 	b := kpls.KernelBytes(s, m.N())
-	if s == kpls.StorageHybrid {
+	switch s {
+	case kpls.StorageFeatures:
+		b = 8 * int64(m.N()) * int64(m.D())
+	case kpls.StorageHybrid:
 		b = min(limit, kpls.KernelBytes(kpls.StorageDense, m.N()))
 	}
 	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
@@ -191,6 +194,8 @@ func describeStorage(s storageJSON) string {
 	switch s.Kind {
 	case kpls.StorageMatrixFree:
 		return fmt.Sprintf("matrix-free kernel matrix (recomputed in every product; memory limit %s)", formatBytes(s.MemoryLimit))
+	case kpls.StorageFeatures:
+		return fmt.Sprintf("linear kernel matrix through its centred inputs, %s (memory limit %s)", formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
 	case kpls.StorageHybrid:
 		return fmt.Sprintf("hybrid kernel matrix (%s cached, the rest recomputed in every product; memory limit %s)", formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
 	}

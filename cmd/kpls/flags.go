@@ -162,7 +162,7 @@ func (m *modelFlags) register(fs *flagSet, dofDefault string) {
 	fs.IntVar(&m.lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed of the random probes behind --dof approx")
-	fs.StringVar(&m.storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest) or matrix-free (recomputed in every product)")
+	fs.StringVar(&m.storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest), matrix-free (recomputed in every product) or features (the linear kernel through its centred inputs, 8nd bytes; auto's choice for it)")
 	fs.StringVar(&m.memLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+formatBytes(kpls.DefaultMemoryLimit())+" here)")
 	m.dataFlags.register(fs, true)
 }
@@ -221,7 +221,12 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 	o.RawFeatures = !m.standardize
 	o.Seed = m.seed
 	if o.Storage, err = kpls.ParseStorage(m.storage); err != nil {
-		return o, usagef("--storage: %q, want auto, dense, float32, hybrid or matrix-free", m.storage)
+		return o, usagef("--storage: %q, want auto, dense, float32, hybrid, matrix-free or features", m.storage)
+	}
+	if fs.Name() != "select" { // select checks its grid's kernels
+		if err := featuresOnlyLinear(o.Storage, o.Kernel); err != nil {
+			return o, err
+		}
 	}
 	if m.memLimit != "" {
 		if o.MemoryLimit, err = parseBytes(m.memLimit); err != nil {
@@ -229,6 +234,20 @@ func (m *modelFlags) options(fs *flagSet, allowed ...string) (kpls.Options, erro
 		}
 	}
 	return o, nil
+}
+
+// featuresOnlyLinear refuses --storage features for kernels other than the
+// linear one, which is all it can hold.
+func featuresOnlyLinear(s kpls.Storage, kernels ...kpls.Kernel) error {
+	if s != kpls.StorageFeatures {
+		return nil
+	}
+	for _, k := range kernels {
+		if _, ok := k.(kpls.Linear); !ok {
+			return usagef("--storage features: holds the linear kernel only, not %s", k.Name())
+		}
+	}
+	return nil
 }
 
 // parseBytes parses a size: a whole number of bytes, or a number with a

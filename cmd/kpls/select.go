@@ -145,6 +145,9 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	opts.Kernel = nil
+	if err := featuresOnlyLinear(opts.Storage, so.Kernels...); err != nil {
+		return err
+	}
 	if fs.isSet("widths") {
 		if !slices.ContainsFunc(so.Kernels, func(k kpls.Kernel) bool { _, ok := kpls.WidthOf(k); return ok }) {
 			return usagef("--widths: none of the kernels (%s) has a width", kernelList(so.Kernels))

@@ -67,6 +67,28 @@ func TestStorageFlags(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "memory limit") || !strings.Contains(stderr, "train.csv") {
 		t.Errorf("dense over the limit: exit %d: %s", code, stderr)
 	}
+	// The linear kernel (two features, so two components): auto holds it
+	// through its centred inputs.
+	lin := fit("--kernel", "linear", "--components", "2", "--storage", "dense")
+	for _, args := range [][]string{{"--kernel", "linear", "--components", "2"}, {"--kernel", "linear", "--components", "2", "--storage", "features"}} {
+		d := fit(args...)
+		if d.Storage.Kind != "features" || d.Storage.Bytes != 8*300*2 || len(d.Components) != len(lin.Components) {
+			t.Errorf("%v: storage %+v, %d components, want features with %d bytes", args, d.Storage, len(d.Components), 8*300*2)
+			continue
+		}
+		for i, s := range d.Components {
+			r := lin.Components[i]
+			if !(math.Abs(s.RSS-r.RSS) <= 1e-10*r.RSS) || !(math.Abs(s.DoF-r.DoF) <= 1e-10*r.DoF) {
+				t.Errorf("%v: m = %d: RSS %g DoF %g, dense %g %g", args, i, s.RSS, s.DoF, r.RSS, r.DoF)
+			}
+		}
+	}
+	for _, cmd := range []string{"fit", "select"} {
+		code, _, stderr := kplsRun(t, cmd, "--data", train, "--storage", "features")
+		if code != 2 || !strings.Contains(stderr, "linear kernel only") {
+			t.Errorf("%s --storage features with the rbf kernel: exit %d: %s", cmd, code, stderr)
+		}
+	}
 	for _, bad := range [][]string{{"--storage", "sparse"}, {"--memory-limit", "8XB"}, {"--memory-limit", "-1"}, {"--memory-limit", "GiB"}} {
 		code, _, stderr := kplsRun(t, append([]string{"fit", "--data", train}, bad...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {

@@ -188,6 +188,9 @@ func kinds(t *testing.T, p *problem) map[string]Operator {
 		ops[fmt.Sprintf("hybrid/budget=%d", b)] = must(NewHybrid(ctx, p.rows, b, nil, nil))
 	}
 	ops["hybrid/rows-only/budget=third"] = must(NewHybrid(ctx, rowsOnly{p.rows}, full/3, nil, nil))
+	if _, ok := p.rows.(*gram.LinearRows); ok {
+		ops["features"] = must(NewFeatures(ctx, p.x, n, p.d))
+	}
 	return ops
 }
 

@@ -31,6 +31,7 @@ const (
 	KindFloat32    Kind = "float32"
 	KindMatrixFree Kind = "matrix-free"
 	KindHybrid     Kind = "hybrid"
+	KindFeatures   Kind = "features" // the linear kernel through its inputs
 )
 
 // Operator multiplies blocks of vectors by the centred kernel matrix K_c.
