@@ -42,8 +42,7 @@ type approxInput struct {
 //	DoF₀(m) = tr p_m(K) + 2 tr(T_mᵀ q_m(K) T_m).
 //
 // The second term is exact from the Lanczos matrix while the fit ran
-// krylovSteps(m) steps; otherwise the rows of T_m ride along with the
-// probes.
+// 2m+1 steps; otherwise the rows of T_m ride along with the probes.
 //
 // The trace of p_m = 1 − q_m is split three ways. K annihilates the
 // constant vector, where p_m = 0. The converged Ritz vectors y_k of K on
@@ -89,10 +88,9 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 	}
 	nc := len(defl.theta)
 
-	// Krylov terms that L cannot give (krylovSteps(m) > steps) come from
-	// the block.
+	// Krylov terms that L cannot give (2m+1 > steps) come from the block.
 	tRows := 0
-	if krylovSteps(mMax) > steps {
+	if 2*mMax+1 > steps {
 		tRows = mMax
 	}
 	// For small n the unit vectors replace the random probes: the trace
@@ -223,16 +221,15 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 			detErr += dq[k]
 		}
 		var two, twoErr float64
-		if S := krylovSteps(m); S <= steps {
-			// Every S from krylovSteps(m) to the steps run gives the same
-			// term in exact arithmetic; the spread of two of them gauges
-			// the rounding. Two S share their SVDs across every m: all the
-			// steps and one fewer (or krylovSteps(m) when that is all
-			// there is).
+		if 2*m+1 <= steps {
+			// Every S from 2m+1 to the steps run gives the same term in exact
+			// arithmetic; the spread of two of them gauges the rounding.
+			// Two S share their SVDs across every m: all the steps and one
+			// fewer (or 2m+1 when that is all there is).
 			gamma := math.Sqrt(kr.rKr[m] / kr.rKr[0])
 			var bound float64
 			two, bound = in.lz.krylovTerm(m, steps, theta, gamma)
-			other, _ := in.lz.krylovTerm(m, max(steps-1, S), theta, gamma)
+			other, _ := in.lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma)
 			twoErr = math.Abs(two - other)
 			detErr += 2 * bound
 		} else {

@@ -2,7 +2,6 @@ package kpls
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -391,54 +390,5 @@ func TestControlVariateUnbiased(t *testing.T) {
 	t.Logf("bias %.2g ± %.2g, rms se %.4g, spread %.4g, variance reduction %.3g", mean, sd/math.Sqrt(R), rms, sd, ratio)
 	if !(ratio > 4 && ratio < 6) {
 		t.Errorf("variance reduction %.3g, theory about 5", ratio)
-	}
-}
-
-// TestKrylovSteps checks that krylovSteps(m) Krylov steps are enough for
-// the Krylov term 2 tr(T_mᵀ q_m(K) T_m): fits that run exactly that many
-// steps for their last component (Lanczos left at the components) give
-// the approximate DoF the exact DoF (forward mode, checked against finite
-// differences in TestExactDoFOracle) at every m. Below 257 rows the probes
-// are the unit vectors, so the estimate is exact up to rounding and any
-// error in the Krylov term shows in full: the DoF agree to 2e-13 here,
-// and with one step fewer (krylovSteps(m) = 3m/2) m = 9 is off by 1.6e-6
-// and 4.3e-5.
-func TestKrylovSteps(t *testing.T) {
-	ctx := context.Background()
-	hx, hy := gaussData(150, 3, 5)
-	gx, gy := gaussData(200, 5, 7)
-	for _, c := range []struct {
-		name string
-		x    *mat.Dense
-		y    []float64
-		w    float64
-	}{{"gauss3", hx, hy, 1}, {"gauss5", gx, gy, 2}, {"gauss5", gx, gy, 10}} {
-		for _, comp := range []int{9, 12} {
-			t.Run(fmt.Sprintf("%s/w=%g/m=%d", c.name, c.w, comp), func(t *testing.T) {
-				o := Options{Kernel: RBF{Width: c.w}, Components: comp, Lanczos: comp, DoF: DoFExact}
-				ex, err := Fit(ctx, c.x, c.y, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				o.DoF = DoFApprox
-				ap, err := Fit(ctx, c.x, c.y, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ap.steps != krylovSteps(comp) {
-					t.Fatalf("the fit ran %d steps, want krylovSteps(%d) = %d", ap.steps, comp, krylovSteps(comp))
-				}
-				worst := 0.0
-				for m := 1; m <= min(ap.Components(), ex.Components()); m++ {
-					got, want := ap.Stats()[m].DoF, ex.Stats()[m].DoF
-					e := relErr(got, want)
-					worst = math.Max(worst, e)
-					if !(e <= 1e-9) {
-						t.Errorf("m=%d: approx DoF %.10g, exact %.10g (rel %.3g)", m, got, want, e)
-					}
-				}
-				t.Logf("max rel error %.3g", worst)
-			})
-		}
 	}
 }

@@ -21,12 +21,12 @@ const lanczosTol = 1e-6
 //
 //	DoF₀(m) = Σ_{k≤M} p_m(μ_k) + 2 tr(T_mᵀ q_m(K) T_m).
 //
-// The second term needs no matvecs: from S = krylovSteps(m) steps on,
-// tr(T_mᵀ q_m(K) T_m) is the trace of the leading m×m block of
-// L_S q_m(D_S) L_S⁻¹. Writing L_S = UΣVᵀ, that is U q_m(Σ²) Uᵀ:
-// Σ_k q_m(σ_k²) ‖U_{1:m,k}‖², with no inverse. The fit runs the S steps
-// (fewer only when the Krylov space is exhausted, and then it is
-// invariant and the identity holds already).
+// The second term needs no matvecs: q_m(K)T_m lies in the Krylov space of
+// S = 2m+1 steps, where tr(T_mᵀ q_m(K) T_m) is the trace of the leading
+// m×m block of L_S q_m(D_S) L_S⁻¹. Writing L_S = UΣVᵀ, that is
+// U q_m(Σ²) Uᵀ: Σ_k q_m(σ_k²) ‖U_{1:m,k}‖², with no inverse. The fit runs
+// the S steps (fewer only when the Krylov space is exhausted, and then it
+// is invariant and the identity holds already).
 //
 // When some Ritz values are tiny, q_m(μ) = Π_i(1 − μ/θ_i) is a huge number
 // that must cancel, and float64 cannot deliver it. The rounding error is
@@ -43,9 +43,9 @@ func lanczosDoF(l []float64, ld, M, mMax int) []float64 {
 			continue
 		}
 		theta, _, ok1 := ritz(l, ld, m)
-		S := min(ld, max(M, krylovSteps(m)))
+		S := min(ld, max(M, 2*m+1))
 		sig, u, ok2 := mu, uM, true
-		if S != M { // one SVD of the M steps serves every m with krylovSteps(m) ≤ M
+		if S != M { // one SVD of the M steps serves every m with 2m+1 ≤ M
 			sig, u, ok2 = ritz(l, ld, S)
 		}
 		if !ok1 || !ok2 {

@@ -66,10 +66,10 @@ func (lz *lanczos) jacobi(mMax int) (alpha, beta []float64) {
 	return alpha, beta
 }
 
-// krylovTerm is tr(T_mᵀ q_m(K) T_m) from the leading S ≥ krylovSteps(m)
-// steps of L: the trace of the leading m×m block of L_S q_m(D_S) L_S⁻¹ =
-// U q_m(Σ²) Uᵀ for L_S = UΣVᵀ, the same for every such S up to the steps
-// the fit ran.
+// krylovTerm is tr(T_mᵀ q_m(K) T_m) from the leading S = 2m+1 steps of L:
+// q_m(K)T_m lies in the Krylov space of S steps, where the trace is that
+// of the leading m×m block of L_S q_m(D_S) L_S⁻¹ = U q_m(Σ²) Uᵀ for
+// L_S = UΣVᵀ, for any S ≥ 2m+1 up to the steps the fit ran.
 //
 // q_m at the S-step Ritz values σ_k² is not taken as the product
 // Π(1 − σ_k²/θ_i): where σ_k² has converged next to an m-step Ritz value,
@@ -103,18 +103,6 @@ func (lz *lanczos) krylovTerm(m, S int, theta []float64, gamma float64) (tr, bou
 	}
 	return tr, bound
 }
-
-// krylovSteps is the fewest Krylov steps S from which krylovTerm is exact
-// for m components: t_lᵀq_m(K)t_l = y_cᵀ p_l(K)² q_m(K) y_c for a
-// polynomial p_l of degree l ≤ m, a degree of at most 3m, and the S-step
-// Lanczos quadrature U q(Σ²) Uᵀ integrates degree 2S−1 exactly (Gauss),
-// so S ≥ (3m+1)/2. Until 2026-11 the fit ran 2m+1 steps, the space that
-// holds q_m(K)T_m itself; at m = 96 the quadrature saves 48 passes.
-// A scan on 400 Gaussian rows (widths 0.5–50, m ≤ 40): from this S on the
-// term agrees with S = 2m+1 to rounding (≤ 3e-7 relative), one step fewer
-// misses it by up to 140 % for odd m. TestKrylovSteps holds the DoF of
-// fits that run just these steps to the exact DoF.
-func krylovSteps(m int) int { return (3*m + 2) / 2 }
 
 // krylovV1Min is the smallest first component of a Ritz vector of D for
 // which krylovTerm divides by it.

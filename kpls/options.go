@@ -190,12 +190,11 @@ func (o Options) resolved(n, d int) (Options, error) {
 }
 
 // steps is how many Krylov steps the fit runs: enough for the components
-// and, when the DoF needs them, for the Lanczos approximation and the
-// Krylov term of both DoF estimators (krylovSteps), within what the data
-// allow.
+// and, when the DoF needs them, for the Lanczos approximation (see
+// lanczosDoF for the 2m+1), within what the data allow.
 func (o *Options) steps(maxComp int) int {
 	if o.DoF == DoFLanczos || o.DoF == DoFApprox {
-		return min(max(o.Components, o.Lanczos, krylovSteps(o.Components)), maxComp)
+		return min(max(o.Components, o.Lanczos, 2*o.Components+1), maxComp)
 	}
 	return o.Components
 }
