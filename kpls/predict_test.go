@@ -66,3 +66,75 @@ func TestPredictTo(t *testing.T) {
 		t.Errorf("nil x: %v", err)
 	}
 }
+
+// TestLinearPrimalPredictions checks the linear kernel's predictions,
+// computed in the primal ((z − x̄)ᵀX_cᵀα_m), against the dual sum
+// ȳ + Σ_j α_m,j k_c(z, x_j) with the centred kernel vector formed by plain
+// loops from zᵀx_j and the training means, for every m. The inputs sit far
+// from the origin, without standardisation, so a wrong centre shows.
+func TestLinearPrimalPredictions(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(80, 3, 21)
+	z, _ := gaussData(9, 3, 22)
+	for _, mm := range []*mat.Dense{x, z} {
+		r, c := mm.Dims()
+		for i := range r {
+			for j := range c {
+				mm.Set(i, j, mm.At(i, j)+float64(5+3*j))
+			}
+		}
+	}
+	for _, raw := range []bool{true, false} {
+		m, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 3, RawFeatures: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.PredictEvery(ctx, z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, d := m.n, m.d
+		zs, p, err := m.inputs(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Training kernel means, by plain loops over the (standardised) rows.
+		k := func(a, b []float64) float64 {
+			var s float64
+			for l := range a {
+				s += a[l] * b[l]
+			}
+			return s
+		}
+		row := func(j int) []float64 { return m.x[j*d : j*d+d] }
+		colMean := make([]float64, n)
+		var grand float64
+		for i := range n {
+			for j := range n {
+				colMean[i] += k(row(i), row(j)) / float64(n)
+			}
+			grand += colMean[i] / float64(n)
+		}
+		for i := range p {
+			zi := zs[i*d : i*d+d]
+			kc := make([]float64, n)
+			var mean float64
+			for j := range n {
+				kc[j] = k(zi, row(j))
+				mean += kc[j] / float64(n)
+			}
+			for j := range n {
+				kc[j] += -mean - colMean[j] + grand
+			}
+			for c := 0; c <= m.valid; c++ {
+				want := m.yMean
+				for j := range n {
+					want += m.alpha[c*n+j] * kc[j]
+				}
+				if g := got.At(i, c); !(math.Abs(g-want) <= 1e-10*(1+math.Abs(want))) {
+					t.Errorf("raw %v: point %d, m = %d: %v, dual sum %v", raw, i, c, g, want)
+				}
+			}
+		}
+	}
+}

@@ -367,6 +367,10 @@ type selector struct {
 	// Krylov steps so that more components continue them.
 	foldFits []*Model
 	foldsAt  int
+	// foldSSE[f][c] is fold f's sum of squared held-out errors with c
+	// components, for the c its fit has had so far: a grown fit's first
+	// components are the same, so only the new ones are predicted.
+	foldSSE [][]float64
 }
 
 func (s *selector) options(g gridPoint, comp int) Options {
@@ -506,6 +510,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 	o.Progress = nil
 	if s.foldFits == nil || s.foldsAt != g.id {
 		s.foldFits, s.foldsAt = make([]*Model, s.folds), g.id
+		s.foldSSE = make([][]float64, s.folds)
 	}
 	for f := 0; f < s.folds; f++ {
 		s.opts.report("cv", g.width(), f, s.folds)
@@ -544,16 +549,22 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 		if m.valid < valid {
 			valid, s.stopped = m.valid, m.stop.Message
 		}
-		pred, err := m.predictAll(s.ctx, xte)
+		from := len(s.foldSSE[f])
+		pred, err := m.predictFrom(s.ctx, xte, from)
 		if err != nil {
 			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		cols := m.valid + 1
+		cols := m.valid + 1 - from
+		sse := append(s.foldSSE[f], make([]float64, max(cols, 0))...)
 		for i, v := range yte {
-			for c := 0; c <= min(m.valid, comp); c++ {
-				e := v - pred[i*cols+c]
-				press[c] += e * e
+			for c := from; c <= m.valid; c++ {
+				e := v - pred[i*cols+c-from]
+				sse[c] += e * e
 			}
+		}
+		s.foldSSE[f] = sse
+		for c := 0; c <= min(m.valid, comp); c++ {
+			press[c] += sse[c]
 		}
 	}
 	rows := make([]SelectionRow, valid+1)
@@ -570,7 +581,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 // search reached, unless the DoF criteria's fit there is at hand, and
 // records the choice.
 func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
-	s.foldFits = nil // their Krylov steps are not needed any more
+	s.foldFits, s.foldSSE = nil, nil // their Krylov steps are not needed any more
 	var m *Model
 	if fitted != nil && fitted.valid >= choice {
 		m = fitted
