@@ -67,8 +67,9 @@
 // default), then float32 (for fits without DoF or with the Lanczos DoF:
 // float32's rounding defeats the approximate DoF's deflation), then
 // hybrid (cached within the limit, the rest recomputed per product), or
-// matrix-free. Options.Storage forces one; Model.Storage reports the one
-// used. Automatic storage does not keep a float32 fit whose DoF float32
+// matrix-free. The linear kernel is held through its centred inputs
+// instead (features: 8nd bytes, products in O(nd)), whatever n.
+// Options.Storage forces one; Model.Storage reports the one used. Automatic storage does not keep a float32 fit whose DoF float32
 // could move (one that stops early, near breakdown): it refits in float64
 // on hybrid storage and warns (WarnStorage); where only the extra Lanczos
 // steps are past float32's resolution, it runs those in float64 without

@@ -17,6 +17,9 @@
 //     explicitly with the stored column means. Exp-throughput bound.
 //   - hybrid (NewHybrid): matrix-free with as many centred tiles cached as
 //     a byte budget allows.
+//   - features (NewFeatures): the linear kernel only, K_c = X_cX_cᵀ held
+//     as the column-centred inputs X_c; a product is X_c(X_cᵀv), 4nd
+//     multiply-adds. 8nd bytes; no construction passes.
 //
 // Choose picks one from n and a memory limit; DefaultLimit is a safe
 // fraction of physical memory.
@@ -36,10 +39,14 @@
 //
 // The upper triangle is cut into strips of tileRows rows, and each strip
 // from the diagonal rightwards into tiles of at most tileCols columns
-// (tiling.go). Tiles are handed out to GOMAXPROCS goroutines through an
-// atomic counter; each goroutine adds into its own k×n accumulator and the
-// accumulators are summed at the end, so no two goroutines write the same
-// memory. The context is checked before every tile. A Rows that cannot
+// (tiling.go). The tiles are split into GOMAXPROCS contiguous runs of
+// about equal estimated cost (computing, reading from the cache, applying
+// to k vectors), one per goroutine: a static split, so a product rounds
+// the same from call to call. Each goroutine adds into its own k×n
+// accumulator and the accumulators are summed at the end, so no two
+// goroutines write the same memory. A tile is applied to both sides
+// without a transposed copy: one read per vector (simd.GemvBoth) for up
+// to four vectors, a product of blocks for each side beyond. The context is checked before every tile. A Rows that cannot
 // compute blocks (no Block method) falls back to whole-row strips, with
 // n² kernel evaluations per pass instead of n²/2.
 package kernelop
