@@ -168,15 +168,15 @@ func (m *Model) fit(ctx context.Context, buf *kernelBuffer, xs, y []float64) (ke
 		return op, err
 	}
 	op = nil // its memory is the refit's
-	return m.refitHybrid(ctx, buf, xs, y)
+	return m.refitHybrid(ctx, buf, y)
 }
 
 // refitHybrid refits on hybrid storage after a float32 fit that auto
 // chose stopped early (errFloat32Cut), and records why.
-func (m *Model) refitHybrid(ctx context.Context, buf *kernelBuffer, xs, y []float64) (kernelop.Operator, error) {
+func (m *Model) refitHybrid(ctx context.Context, buf *kernelBuffer, y []float64) (kernelop.Operator, error) {
 	why := m.cutWhy
 	m.opts.Storage = StorageHybrid
-	op, err := m.buildOperator(ctx, xs, buf)
+	op, err := m.rebuildOperator(ctx, buf)
 	m.opts.Storage = StorageAuto
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (m *Model) continueFloat64(ctx context.Context, kr *krylov, yc []float64) e
 	o := &m.opts
 	width := o.kernelWidth()
 	from, why := kr.steps, kr.stop.Message
-	mf, err := kernelop.NewMatrixFree(ctx, m.kernelRows(m.x), nil)
+	mf, err := kernelop.NewMatrixFree(ctx, kernelop.WithMeans(m.kernelRows(m.x), m.colMean, m.grand), nil)
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,19 @@ func (kb *kernelBuffer) float32s(size int) []float32 {
 // options choose, using buf's memory when not nil, and records its
 // statistics in the model.
 func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuffer) (kernelop.Operator, error) {
+	return m.buildOn(ctx, xs, buf, false)
+}
+
+// rebuildOperator builds the model's kernel matrix again over its own
+// training rows, after a first build recorded the column means: those are
+// reused, which saves the first of the two construction passes (cross-
+// validation rebuilds each fold's matrix whenever it grows the fits, and
+// a float32 fit cut short is rebuilt on hybrid storage).
+func (m *Model) rebuildOperator(ctx context.Context, buf *kernelBuffer) (kernelop.Operator, error) {
+	return m.buildOn(ctx, m.x, buf, len(m.colMean) == m.n)
+}
+
+func (m *Model) buildOn(ctx context.Context, xs []float64, buf *kernelBuffer, knownMeans bool) (kernelop.Operator, error) {
 	o := &m.opts
 	n := m.n
 	s, limit, err := o.storageFor(n)
@@ -153,6 +166,12 @@ func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuff
 	}
 	width := o.kernelWidth()
 	progress := func(done, total int) { o.report("kernel", width, done, total) }
+	rows := func() kernelop.Rows {
+		if knownMeans {
+			return kernelop.WithMeans(m.kernelRows(xs), m.colMean, m.grand)
+		}
+		return m.kernelRows(xs)
+	}
 	var op kernelop.Operator
 	switch s {
 	case StorageDense:
@@ -166,13 +185,13 @@ func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuff
 		op = kernelop.NewDense(k, n, st, o.Backend)
 		progress(1, 1)
 	case StorageFloat32:
-		op, err = kernelop.NewFloat32(ctx, m.kernelRows(xs), buf.float32s(n*(n+1)/2), progress)
+		op, err = kernelop.NewFloat32(ctx, rows(), buf.float32s(n*(n+1)/2), progress)
 	case StorageFeatures:
 		op, err = kernelop.NewFeatures(ctx, xs, n, m.d)
 	case StorageHybrid:
-		op, err = kernelop.NewHybrid(ctx, m.kernelRows(xs), limit, buf.float64s(int(min(limit/8, int64(n)*int64(n)))), progress)
+		op, err = kernelop.NewHybrid(ctx, rows(), limit, buf.float64s(int(min(limit/8, int64(n)*int64(n)))), progress)
 	default:
-		op, err = kernelop.NewMatrixFree(ctx, m.kernelRows(xs), progress)
+		op, err = kernelop.NewMatrixFree(ctx, rows(), progress)
 	}
 	if err != nil {
 		return nil, err

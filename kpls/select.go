@@ -460,7 +460,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 			// More components reach where float32 stops: the kept
 			// operator's memory goes to a hybrid one.
 			s.op = nil
-			s.op, err = m.refitHybrid(s.ctx, &s.buf, m.x, s.y)
+			s.op, err = m.refitHybrid(s.ctx, &s.buf, s.y)
 		}
 		if err != nil {
 			s.op = nil
@@ -537,7 +537,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 			var op kernelop.Operator
 			var err error
 			if m.kr.stop.Reason == StopNone { // else it cannot go further
-				op, err = m.buildOperator(s.ctx, m.x, &s.buf)
+				op, err = m.rebuildOperator(s.ctx, &s.buf)
 			}
 			if err == nil {
 				err = m.resumeFit(s.ctx, op, m.kr)

@@ -191,6 +191,11 @@ func kinds(t *testing.T, p *problem) map[string]Operator {
 	if _, ok := p.rows.(*gram.LinearRows); ok {
 		ops["features"] = must(NewFeatures(ctx, p.x, n, p.d))
 	}
+	// Rebuilt with the means of an earlier build (one construction pass).
+	st := ops["matrix-free"].Stats()
+	ops["float32/known-means"] = must(NewFloat32(ctx, WithMeans(p.rows, st.ColMean, st.Grand), nil, nil))
+	ops["hybrid/known-means/budget=third"] = must(NewHybrid(ctx, WithMeans(p.rows, st.ColMean, st.Grand), full/3, nil, nil))
+	ops["matrix-free/rows-only/known-means"] = must(NewMatrixFree(ctx, WithMeans(rowsOnly{p.rows}, st.ColMean, st.Grand), nil))
 	return ops
 }
 
@@ -321,5 +326,44 @@ func checkStats(t *testing.T, op Operator, o *oracle, n int) {
 	}
 	if !(math.Abs(st.Frob2-o.frob2) <= 2*fb) {
 		t.Fatalf("Frob2 = %v, naive %v (bound %.3g)", st.Frob2, o.frob2, fb)
+	}
+}
+
+// TestWithMeansSkipsAPass checks that operators built over WithMeans do
+// one construction pass, not two (progress counts tiles per pass), and
+// that the result keeps Blocks when the rows have it.
+func TestWithMeansSkipsAPass(t *testing.T) {
+	ctx := context.Background()
+	p := newProblem("rbf", 2, 300, 4, 3)
+	first, err := NewMatrixFree(ctx, p.rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := first.Stats()
+	if _, ok := WithMeans(p.rows, st.ColMean, st.Grand).(Blocks); !ok {
+		t.Fatal("WithMeans lost the Block method")
+	}
+	if _, ok := WithMeans(rowsOnly{p.rows}, st.ColMean, st.Grand).(Blocks); ok {
+		t.Fatal("WithMeans added a Block method")
+	}
+	total := func(rows Rows, build func(Rows, Progress) error) int {
+		var last, done int
+		if err := build(rows, func(d, tot int) { done, last = d, tot }); err != nil {
+			t.Fatal(err)
+		}
+		if done != last {
+			t.Errorf("progress ended at %d of %d", done, last)
+		}
+		return last
+	}
+	for name, build := range map[string]func(Rows, Progress) error{
+		"float32":     func(r Rows, pr Progress) error { _, err := NewFloat32(ctx, r, nil, pr); return err },
+		"hybrid":      func(r Rows, pr Progress) error { _, err := NewHybrid(ctx, r, DenseBytes(300)/3, nil, pr); return err },
+		"matrix-free": func(r Rows, pr Progress) error { _, err := NewMatrixFree(ctx, r, pr); return err },
+	} {
+		two, one := total(p.rows, build), total(WithMeans(p.rows, st.ColMean, st.Grand), build)
+		if two == 0 || one*2 != two {
+			t.Errorf("%s: %d units of construction with known means, %d without", name, one, two)
+		}
 	}
 }

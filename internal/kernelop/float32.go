@@ -40,7 +40,7 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 	n := rows.N()
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
-	pc := newProgress(progress, 2*len(tl.tiles))
+	pc := newProgress(progress, passes(rows)*len(tl.tiles))
 	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
 	if err != nil {
 		return nil, err
@@ -71,11 +71,7 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 			src := a[(r-t.r0)*w+j0-t.c0 : (r-t.r0)*w+w]
 			dst := o.p[o.start(r)+j0-r:]
 			dst = dst[:len(src)]
-			var off float64
-			for j, x := range src {
-				dst[j] = float32(x)
-				off += float64(dst[j]) * float64(dst[j])
-			}
+			off := pack32(dst, src)
 			if j0 == r { // the diagonal entry counts once, the others twice
 				d := float64(dst[0])
 				sTrace[i] += d
@@ -90,6 +86,30 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2),
 		StoredTrace: sumInOrder(sTrace), StoredFrob2: sumInOrder(sFrob2)}
 	return o, nil
+}
+
+// pack32 rounds src into dst and returns Σ float64(dst[j])². Four sums,
+// not one: a single running sum is a chain of dependent adds, four
+// cycles an entry, which made packing half of the construction pass's
+// time (pprof of protein's cross-validation).
+func pack32(dst []float32, src []float64) float64 {
+	dst = dst[:len(src)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(src); j += 4 {
+		a, b, c, d := float32(src[j]), float32(src[j+1]), float32(src[j+2]), float32(src[j+3])
+		dst[j], dst[j+1], dst[j+2], dst[j+3] = a, b, c, d
+		s0 += float64(a) * float64(a)
+		s1 += float64(b) * float64(b)
+		s2 += float64(c) * float64(c)
+		s3 += float64(d) * float64(d)
+	}
+	for ; j < len(src); j++ {
+		a := float32(src[j])
+		dst[j] = a
+		s0 += float64(a) * float64(a)
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 func (o *packed) N() int       { return o.n }

@@ -33,6 +33,10 @@ func areaCost(tl *tiling) []float64 {
 // over the tiles, i.e. the row sums of K, which are its column sums since K
 // is symmetric. It returns the column means and the grand mean.
 func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, tick func()) (mean []float64, grand float64, err error) {
+	if k, ok := rows.(known); ok {
+		m, g := k.means()
+		return m, g, ctx.Err()
+	}
 	n := tl.n
 	nw := workers(n, len(tl.tiles))
 	ones := make([]float64, n)
@@ -77,4 +81,51 @@ func sumInOrder(x []float64) float64 {
 		s += v
 	}
 	return s
+}
+
+// WithMeans returns rows that carry K's column means and grand mean from
+// an earlier operator over the same rows (its Stats.ColMean and Grand):
+// operators built over them skip the first construction pass, which would
+// compute the same numbers again. Cross-validation rebuilds a fold's
+// matrix each time it grows the fold's fit, since the folds share one
+// buffer. mean is kept, not copied. The result implements Blocks when
+// rows does.
+func WithMeans(rows Rows, mean []float64, grand float64) Rows {
+	if len(mean) != rows.N() {
+		panic("kernelop: WithMeans: wrong number of means")
+	}
+	if b, ok := rows.(Blocks); ok {
+		return knownBlocks{b, mean, grand}
+	}
+	return knownRows{rows, mean, grand}
+}
+
+// known is rows with their means attached (WithMeans).
+type known interface{ means() ([]float64, float64) }
+
+type knownRows struct {
+	r     Rows
+	mean  []float64
+	grand float64
+}
+
+func (k knownRows) N() int                         { return k.r.N() }
+func (k knownRows) Rows(dst []float64, r0, r1 int) { k.r.Rows(dst, r0, r1) }
+func (k knownRows) means() ([]float64, float64)    { return k.mean, k.grand }
+
+type knownBlocks struct {
+	Blocks
+	mean  []float64
+	grand float64
+}
+
+func (k knownBlocks) means() ([]float64, float64) { return k.mean, k.grand }
+
+// passes is the number of construction passes over rows: one when the
+// means are known, else two.
+func passes(rows Rows) int {
+	if _, ok := rows.(known); ok {
+		return 1
+	}
+	return 2
 }

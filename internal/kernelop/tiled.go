@@ -76,7 +76,7 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	hugepage.Float64s(buf[:used])
 	o.cache = buf[:used]
 
-	pc := newProgress(progress, 2*len(tl.tiles))
+	pc := newProgress(progress, passes(rows)*len(tl.tiles))
 	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
 	if err != nil {
 		return nil, err
