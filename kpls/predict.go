@@ -123,15 +123,7 @@ func (m *Model) predictFrom(ctx context.Context, x mat.Matrix, from int) ([]floa
 // of 36,584).
 func (m *Model) predictLinear(z []float64, p, from, cols int) []float64 {
 	n, d := m.n, m.d
-	xbar := make([]float64, d)
-	for j := range n {
-		for l, v := range m.x[j*d : j*d+d] {
-			xbar[l] += v
-		}
-	}
-	for l := range xbar {
-		xbar[l] /= float64(n)
-	}
+	xbar := gram.ColumnMeans(m.x, n, d)
 	xc := make([]float64, n*d)
 	for j := range n {
 		for l, v := range m.x[j*d : j*d+d] {

@@ -64,8 +64,8 @@ func rbf(ctx context.Context, dst, x []float64, n, d int, width float64, viaProd
 	return stationary(ctx, dst, x, n, d, Profile(rbfFinish(width)), viaProduct)
 }
 
-// columnMeans returns the means of the columns of x (n×d).
-func columnMeans(x []float64, n, d int) []float64 {
+// ColumnMeans returns the means of the columns of x (n×d).
+func ColumnMeans(x []float64, n, d int) []float64 {
 	mean := make([]float64, d)
 	for i := range n {
 		for k, v := range x[i*d : i*d+d] {
@@ -144,7 +144,7 @@ func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaP
 	}
 	hugepage.Float64s(dst[:m*n])
 	if viaProduct && m > 0 && n > 0 {
-		mean := columnMeans(x, n, d)
+		mean := ColumnMeans(x, n, d)
 		za, xa := augment(z, m, d, mean), augment(x, n, d, mean)
 		ld := xa.ld
 		// Split by columns, so that one new point still uses every core,

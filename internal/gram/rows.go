@@ -26,7 +26,7 @@ func NewRBFRows(x []float64, n, d int, width float64) *RBFRows {
 	}
 	r := &RBFRows{x: x, n: n, d: d, scale: -1 / (2 * width)}
 	if d >= productMinDim {
-		r.aug = augment(x, n, d, columnMeans(x, n, d))
+		r.aug = augment(x, n, d, ColumnMeans(x, n, d))
 	} else {
 		r.xt = transpose(x, n, d)
 	}

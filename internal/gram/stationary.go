@@ -73,7 +73,7 @@ func stationary(ctx context.Context, dst, x []float64, n, d int, f Profile, viaP
 	hugepage.Float64s(dst[:n*n])
 	k := kernel{finish: tileFunc(f), unitDiag: true}
 	if viaProduct {
-		k.block = sqDistBlock(augment(x, n, d, columnMeans(x, n, d)))
+		k.block = sqDistBlock(augment(x, n, d, ColumnMeans(x, n, d)))
 	} else {
 		k.row = sqDistRow(x, d, transpose(x, n, d), n)
 	}

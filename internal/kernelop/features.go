@@ -3,6 +3,7 @@ package kernelop
 import (
 	"context"
 
+	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/simd"
 )
 
@@ -28,15 +29,7 @@ func NewFeatures(ctx context.Context, x []float64, n, d int) (Operator, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	xbar := make([]float64, d)
-	for i := range n {
-		for l, v := range x[i*d : i*d+d] {
-			xbar[l] += v
-		}
-	}
-	for l := range xbar {
-		xbar[l] /= float64(max(n, 1))
-	}
+	xbar := gram.ColumnMeans(x, n, d)
 	o := &features{xc: make([]float64, n*d), n: n, d: d}
 	st := Stats{ColMean: make([]float64, n)}
 	for i := range n {

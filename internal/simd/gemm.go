@@ -18,11 +18,7 @@ const (
 // goroutines by column blocks, or by rows of C when there are too few
 // columns.
 func Gemm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if m < 0 || n < 0 || k < 0 || lda < max(k, 1) || ldb < max(n, 1) || ldc < max(n, 1) ||
-		m > 0 && k > 0 && len(a) < (m-1)*lda+k || k > 0 && n > 0 && len(b) < (k-1)*ldb+n ||
-		m > 0 && n > 0 && len(c) < (m-1)*ldc+n {
-		panic("simd: Gemm bad shape")
-	}
+	checkGemm(m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
@@ -55,14 +51,19 @@ func Gemm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int
 	wg.Wait()
 }
 
-// GemmSerial is Gemm on the calling goroutine, for callers that already
-// split their work over goroutines (a tile of a kernel operator).
-func GemmSerial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+// checkGemm panics on inconsistent Gemm arguments, as BLAS does.
+func checkGemm(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	if m < 0 || n < 0 || k < 0 || lda < max(k, 1) || ldb < max(n, 1) || ldc < max(n, 1) ||
 		m > 0 && k > 0 && len(a) < (m-1)*lda+k || k > 0 && n > 0 && len(b) < (k-1)*ldb+n ||
 		m > 0 && n > 0 && len(c) < (m-1)*ldc+n {
 		panic("simd: Gemm bad shape")
 	}
+}
+
+// GemmSerial is Gemm on the calling goroutine, for callers that already
+// split their work over goroutines (a tile of a kernel operator).
+func GemmSerial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	checkGemm(m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
