@@ -77,7 +77,7 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
-	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d (fits without DoF or with Lanczos DoF), hybrid beyond\n",
+	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d (fits without DoF or with Lanczos DoF), hybrid beyond; the linear kernel as its centred inputs (features) at any n\n",
 		formatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
 	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))
 	switch {
