@@ -80,22 +80,19 @@ func TestStorageReproducesDense(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
-			kinds := []struct {
+			type kind struct {
 				s     Storage
 				limit int64
 				tol   float64
-			}{
+			}
+			kinds := []kind{
 				{StorageMatrixFree, 0, 1e-10},
 				{StorageHybrid, kernelop.DenseBytes(n) / 3, 1e-10},
 				{StorageHybrid, kernelop.DenseBytes(n), 1e-10},
 				{StorageFloat32, 0, 0.02},
 			}
 			if _, ok := o.Kernel.(Linear); ok {
-				kinds = append(kinds, struct {
-					s     Storage
-					limit int64
-					tol   float64
-				}{StorageFeatures, 0, 1e-10})
+				kinds = append(kinds, kind{StorageFeatures, 0, 1e-10})
 			}
 			for _, k := range kinds {
 				t.Run(fmt.Sprintf("%s/%s/%s/limit=%d", c.name, dof, k.s, k.limit), func(t *testing.T) {
