@@ -87,7 +87,7 @@ func (o *Options) storageFor(n int) (Storage, int64, error) {
 		limit = DefaultMemoryLimit()
 	}
 	s := o.Storage
-	_, linear := o.Kernel.(Linear)
+	linear := mustBehave(o.Kernel).inputs() == inputLinear
 	switch s {
 	case StorageAuto:
 		if linear {
@@ -208,21 +208,7 @@ func (m *Model) buildOn(ctx context.Context, xs []float64, buf *kernelBuffer, kn
 // kernelRows returns the kernel's rows and blocks over the training rows
 // xs, for storage that computes K tile by tile.
 func (m *Model) kernelRows(xs []float64) kernelop.Blocks {
-	n, d := m.n, m.d
-	switch k := m.opts.Kernel.(type) {
-	case RBF:
-		return gram.NewRBFRows(xs, n, d, k.Width)
-	case Linear:
-		return gram.NewLinearRows(xs, n, d)
-	case Precomputed:
-		return precomputedRows{g: xs, n: n}
-	}
-	var unit bool
-	switch m.opts.Kernel.(type) {
-	case Laplacian, Matern:
-		unit = true
-	}
-	return crossRows{k: m.opts.Kernel, x: xs, n: n, d: d, unitDiagonal: unit}
+	return mustBehave(m.opts.Kernel).rows(xs, m.n, m.d)
 }
 
 // crossRows computes blocks of any kernel through its cross-kernel
@@ -248,23 +234,6 @@ func (c crossRows) Block(dst []float64, r0, r1, c0, c1 int) {
 		for i := max(r0, c0); i < min(r1, c1); i++ {
 			dst[(i-r0)*w+i-c0] = 1
 		}
-	}
-}
-
-// precomputedRows reads blocks of a precomputed Gram matrix.
-type precomputedRows struct {
-	g []float64
-	n int
-}
-
-func (p precomputedRows) N() int { return p.n }
-
-func (p precomputedRows) Rows(dst []float64, r0, r1 int) { copy(dst, p.g[r0*p.n:r1*p.n]) }
-
-func (p precomputedRows) Block(dst []float64, r0, r1, c0, c1 int) {
-	w := c1 - c0
-	for i := r0; i < r1; i++ {
-		copy(dst[(i-r0)*w:(i-r0+1)*w], p.g[i*p.n+c0:i*p.n+c1])
 	}
 }
 

@@ -130,7 +130,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 		return o, err
 	}
 	o.Kernel = k
-	if _, ok := k.(Precomputed); ok {
+	if mustBehave(k).inputs() == inputGram {
 		o.RawFeatures = true
 	}
 	o.DoF = DoFMethod(strings.ToLower(string(o.DoF)))

@@ -97,7 +97,7 @@ func (m *Model) predictFrom(ctx context.Context, x mat.Matrix, from int) ([]floa
 	if cols <= 0 {
 		return nil, nil
 	}
-	if _, ok := m.opts.Kernel.(Linear); ok && m.d > 0 {
+	if mustBehave(m.opts.Kernel).inputs() == inputLinear && m.d > 0 {
 		return m.predictLinear(z, p, from, cols), nil
 	}
 	out := make([]float64, p*cols)

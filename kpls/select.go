@@ -290,13 +290,14 @@ func (so SelectOptions) grid(n, d int) (grid []gridPoint, scanned map[string]boo
 		if k == nil {
 			return nil, nil, fmt.Errorf("%w: a nil kernel", ErrKernel)
 		}
-		label := k.Name()
-		w, hasWidth := WidthOf(k)
-		if hasWidth && w != 0 {
-			label = fmt.Sprintf("%s width %g", k.Name(), w)
+		b := behaviourOf(k)
+		if b == nil {
+			return nil, nil, fmt.Errorf("%w: %T (%q) has no Eval method; wrap the function in kpls.Func", ErrKernel, k, k.Name())
 		}
-		if p, ok := k.(Polynomial); ok {
-			label = fmt.Sprintf("%s degree %d offset %g", k.Name(), p.Degree, p.Offset)
+		label := b.label()
+		w, hasWidth := WidthOf(k)
+		if hasWidth && w == 0 {
+			label = k.Name()
 		}
 		if seenK[label] {
 			return nil, nil, fmt.Errorf("%w: kernel %s appears twice", ErrKernel, label)
@@ -313,7 +314,7 @@ func (so SelectOptions) grid(n, d int) (grid []gridPoint, scanned map[string]boo
 		widths := so.Widths
 		if widths == nil {
 			scanned[k.Name()] = true
-			w0 := defaultWidth(k, d)
+			w0 := k.(widthKernel).defaultWidth(d)
 			widths = []float64{w0 / 4, w0 / 2, w0, 2 * w0, 4 * w0}
 		}
 		for _, w := range widths {
