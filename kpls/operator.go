@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/kpls-go/kpls/blas"
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
@@ -111,15 +112,25 @@ func (o *Options) storageFor(n int) (Storage, int64, error) {
 // kernelBuffer is memory for one kernel matrix at a time, reused by
 // Select from grid point to grid point and fold to fold so that nothing
 // n×n is allocated per width. One buffer serves dense, float32 and hybrid
-// storage: whichever the next operator needs.
+// storage: whichever the next operator needs. Its owner is the fitter
+// whose operator lives in it: a fitter claims the buffer before it
+// builds, and the previous owner's operator is dropped then, so no
+// operator outlives its memory.
 type kernelBuffer struct {
-	b []float64
+	b     []float64
+	owner *fitter
+}
+
+// claim makes f the buffer's owner; the previous owner loses its
+// operator, whose memory the next build overwrites.
+func (kb *kernelBuffer) claim(f *fitter) {
+	if kb.owner != nil && kb.owner != f {
+		kb.owner.op = nil
+	}
+	kb.owner = f
 }
 
 func (kb *kernelBuffer) float64s(size int) []float64 {
-	if kb == nil {
-		return make([]float64, size)
-	}
 	if len(kb.b) < size {
 		if len(kb.b) >= 1<<27 {
 			// Let a gigabyte-scale old buffer go, back to the OS, before
@@ -133,63 +144,57 @@ func (kb *kernelBuffer) float64s(size int) []float64 {
 }
 
 func (kb *kernelBuffer) float32s(size int) []float32 {
-	if kb == nil {
-		return make([]float32, size)
-	}
 	b := kb.float64s((size + 1) / 2)
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), 2*len(b))[:size]
 }
 
-// buildOperator builds K_c of the standardised inputs xs (which the
-// operator keeps, for storage that recomputes entries) in the storage the
-// options choose, using buf's memory when not nil, and records its
-// statistics in the model.
-func (m *Model) buildOperator(ctx context.Context, xs []float64, buf *kernelBuffer) (kernelop.Operator, error) {
-	return m.buildOn(ctx, xs, buf, false)
+// kernelBuild is what building the centred kernel matrix needs.
+type kernelBuild struct {
+	kernel   Kernel
+	x        []float64 // n×d standardised inputs, kept by storage that recomputes entries
+	n, d     int
+	storage  Storage
+	limit    int64
+	backend  blas.Float64
+	buf      *kernelBuffer
+	means    *kernelop.Stats // the column means of an earlier build over the same rows, or nil
+	progress func(done, total int)
 }
 
-// rebuildOperator builds the model's kernel matrix again over its own
-// training rows, after a first build recorded the column means: those are
-// reused, which saves the first of the two construction passes (cross-
-// validation rebuilds each fold's matrix whenever it grows the fits, and
-// a float32 fit cut short is rebuilt on hybrid storage).
-func (m *Model) rebuildOperator(ctx context.Context, buf *kernelBuffer) (kernelop.Operator, error) {
-	return m.buildOn(ctx, m.x, buf, len(m.colMean) == m.n)
-}
-
-func (m *Model) buildOn(ctx context.Context, xs []float64, buf *kernelBuffer, knownMeans bool) (kernelop.Operator, error) {
-	o := &m.opts
-	n := m.n
-	s, limit, err := o.storageFor(n)
-	if err != nil {
-		return nil, err
-	}
-	width := o.kernelWidth()
-	progress := func(done, total int) { o.report("kernel", width, done, total) }
+// buildOperator builds K_c of the standardised inputs in the storage
+// given, using the buffer's memory for dense, float32 and hybrid. Known
+// column means (a rebuild: cross-validation's grown folds, the hybrid
+// refit) save the first of the two construction passes of the tiled
+// kinds.
+func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, error) {
+	n, progress := kb.n, kb.progress
+	kern := mustBehave(kb.kernel)
 	rows := func() kernelop.Rows {
-		if knownMeans {
-			return kernelop.WithMeans(m.kernelRows(xs), m.colMean, m.grand)
+		r := kern.rows(kb.x, n, kb.d)
+		if kb.means != nil {
+			return kernelop.WithMeans(r, kb.means.ColMean, kb.means.Grand)
 		}
-		return m.kernelRows(xs)
+		return r
 	}
 	var op kernelop.Operator
-	switch s {
+	var err error
+	switch kb.storage {
 	case StorageDense:
 		progress(0, 1)
-		k := buf.float64s(n * n)
-		if err := kernelMatrix(ctx, k, o.Kernel, xs, n, m.d); err != nil {
+		k := kb.buf.float64s(n * n)
+		if err := kern.matrix(ctx, k, kb.x, n, kb.d); err != nil {
 			return nil, err
 		}
 		st := kernelop.Stats{ColMean: make([]float64, n)}
 		st.Grand, st.Trace, st.Frob2 = gram.CenterStats(k, n, st.ColMean)
-		op = kernelop.NewDense(k, n, st, o.Backend)
+		op = kernelop.NewDense(k, n, st, kb.backend)
 		progress(1, 1)
 	case StorageFloat32:
-		op, err = kernelop.NewFloat32(ctx, rows(), buf.float32s(n*(n+1)/2), progress)
+		op, err = kernelop.NewFloat32(ctx, rows(), kb.buf.float32s(n*(n+1)/2), progress)
 	case StorageFeatures:
-		op, err = kernelop.NewFeatures(ctx, xs, n, m.d)
+		op, err = kernelop.NewFeatures(ctx, kb.x, n, kb.d)
 	case StorageHybrid:
-		op, err = kernelop.NewHybrid(ctx, rows(), limit, buf.float64s(int(min(limit/8, int64(n)*int64(n)))), progress)
+		op, err = kernelop.NewHybrid(ctx, rows(), kb.limit, kb.buf.float64s(int(min(kb.limit/8, int64(n)*int64(n)))), progress)
 	default:
 		op, err = kernelop.NewMatrixFree(ctx, rows(), progress)
 	}
@@ -197,18 +202,10 @@ func (m *Model) buildOn(ctx context.Context, xs []float64, buf *kernelBuffer, kn
 		return nil, err
 	}
 	st := op.Stats()
-	m.storage = s
-	m.colMean, m.grand, m.trK, m.trK2 = st.ColMean, st.Grand, st.Trace, st.Frob2
-	if !(m.trK > 1e-12*float64(n)*math.Max(1, math.Abs(m.grand))) {
-		return nil, fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, m.trK)
+	if !(st.Trace > 1e-12*float64(n)*math.Max(1, math.Abs(st.Grand))) {
+		return nil, fmt.Errorf("%w (trace %.3g): every feature is constant, or the width is far too large", ErrDegenerate, st.Trace)
 	}
 	return op, nil
-}
-
-// kernelRows returns the kernel's rows and blocks over the training rows
-// xs, for storage that computes K tile by tile.
-func (m *Model) kernelRows(xs []float64) kernelop.Blocks {
-	return mustBehave(m.opts.Kernel).rows(xs, m.n, m.d)
 }
 
 // crossRows computes blocks of any kernel through its cross-kernel
@@ -245,13 +242,16 @@ func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
 		if m.op != nil {
 			return
 		}
-		// A copy of the model's fields that buildOperator records, so
-		// that concurrent readers of the model see no writes: the
-		// statistics are the same numbers the fit recorded.
-		b := &Model{opts: m.opts, n: m.n, d: m.d}
-		b.opts.Progress = nil
+		s, limit, err := m.opts.storageFor(m.n)
+		if err != nil {
+			m.opErr = err
+			return
+		}
 		// A cancelled context must not poison the model for later calls.
-		m.op, m.opErr = b.buildOperator(context.WithoutCancel(ctx), m.x, nil)
+		m.op, m.opErr = buildOperator(context.WithoutCancel(ctx), kernelBuild{
+			kernel: m.opts.Kernel, x: m.x, n: m.n, d: m.d, storage: s, limit: limit,
+			backend: m.opts.Backend, buf: new(kernelBuffer), progress: func(int, int) {},
+		})
 	})
 	return m.op, m.opErr
 }

@@ -3,14 +3,11 @@ package kpls
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // Defaults of SelectOptions.
@@ -139,37 +136,63 @@ func (g gridPoint) width() float64 {
 // for every grid point it fits once per fold (CV) or once to all rows
 // (the DoF-based criteria), reads every m from that run, and extends the
 // components while the choice sits at the largest m fitted. One n×n
-// buffer is reused across the grid. opts.Kernel, opts.Width and
-// opts.Gamma must be unset; opts.Components is where the search starts.
+// buffer is reused across the grid. opts.Kernel must be unset (the
+// kernels are SelectOptions.Kernels); opts.Components is where the search
+// starts.
 func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, opts Options) (*Selection, error) {
-	crit, err := ParseCriterion(string(so.Criterion))
+	s, grid, scanned, err := newSelector(ctx, x, y, so, opts)
 	if err != nil {
 		return nil, err
+	}
+	sel, err := s.search(grid, scanned)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.final(s.best, sel.Best.M, s.fitted[s.best.id], s.bestModel)
+	if err != nil {
+		return nil, err
+	}
+	sel.Model = m
+	if s.crit == CV {
+		fullStats(sel, m)
+	}
+	for _, w := range m.warns {
+		sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
+	}
+	return sel, nil
+}
+
+// newSelector checks Select's options against the data and sets up the
+// search with its grid.
+func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, opts Options) (*selector, []gridPoint, map[string]bool, error) {
+	crit, err := ParseCriterion(string(so.Criterion))
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if so.Criterion == "" {
 		crit = DefaultCriterion
 	}
 	if opts.Kernel != nil {
-		return nil, fmt.Errorf("%w: give the kernels and widths in SelectOptions, not in the options", ErrBadOption)
+		return nil, nil, nil, fmt.Errorf("%w: give the kernels and widths in SelectOptions, not in the options", ErrBadOption)
 	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	grid, scanned, err := so.grid(n, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	folds := so.Folds
 	if folds == 0 {
 		folds = DefaultFolds
 	}
 	if crit == CV && (folds < 2 || folds > n) {
-		return nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
+		return nil, nil, nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
 	}
 	maxComp := so.MaxComponents
 	if maxComp < 0 {
-		return nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
+		return nil, nil, nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
 	}
 	if maxComp == 0 {
 		maxComp = DefaultMaxComponents
@@ -179,88 +202,91 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 		start = DefaultComponents
 	}
 	if start < 0 {
-		return nil, fmt.Errorf("%w: %d components", ErrComponents, start)
+		return nil, nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
 	}
-	maxComp = max(maxComp, start)
-	xm := mat.NewDense(n, d, xs)
-	s := &selector{ctx: ctx, x: xm, y: y, n: n, d: d, crit: crit, folds: folds, seed: so.Seed, start: start, maxComp: maxComp, opts: opts}
-	sel := &Selection{Criterion: crit}
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), y: y, n: n, d: d, crit: crit, folds: folds, seed: so.Seed,
+		start: start, maxComp: max(maxComp, start), opts: opts, fitted: map[int]int{}}
+	return s, grid, scanned, nil
+}
+
+// search scores every grid point, extending the default widths past the
+// edge the best one sits at, and records the best in s.
+func (s *selector) search(grid []gridPoint, scanned map[string]bool) (*Selection, error) {
+	sel := &Selection{Criterion: s.crit}
 	bestScore := math.Inf(1)
-	var best gridPoint
-	fitted := map[int]int{} // components fitted per grid point
-	var bestModel *Model    // the DoF criteria's fit at the best grid point
 	// With the default widths, a winner at the narrowest or widest one
 	// extends the grid of its kernel by a factor of 2 that way, up to
 	// maxWidthSteps times, so that the grid reaches the best width.
-	extend := len(scanned) > 0
 	steps := 0
 	for gi := 0; gi < len(grid); gi++ {
 		g := grid[gi]
-		opts.report("select", g.width(), gi, len(grid))
+		s.opts.report(StageSelect, g.width(), gi, len(grid))
 		rows, choice, warns, err := s.point(g)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
 		}
 		sel.Table = append(sel.Table, rows...)
 		sel.Warnings = append(sel.Warnings, warns...)
-		fitted[g.id] = len(rows) - 1
+		s.fitted[g.id] = len(rows) - 1
 		if choice >= 0 {
 			c := rows[choice]
 			sel.Choices = append(sel.Choices, c)
-			if sc := c.Score(crit); sc < bestScore {
-				bestScore, best, sel.Best = sc, g, c
-				if crit != CV {
+			if sc := c.Score(s.crit); sc < bestScore {
+				bestScore, s.best, sel.Best = sc, g, c
+				if s.crit != CV {
 					// The fit to all rows at g is complete; later grid
 					// points reuse only the kernel buffer, not the model.
-					bestModel = s.model
+					s.bestModel = s.model
 				}
 			}
 		}
-		if gi == len(grid)-1 && extend && scanned[best.kernel.Name()] && steps < maxWidthSteps {
-			lo, hi := widthRange(grid, best)
-			switch best.width() {
-			case lo:
-				grid = append(grid, gridPoint{WithWidth(best.kernel, lo/2), len(grid)})
-				steps++
-			case hi:
-				grid = append(grid, gridPoint{WithWidth(best.kernel, hi*2), len(grid)})
+		if gi == len(grid)-1 && len(scanned) > 0 && scanned[s.best.kernel.Name()] && steps < maxWidthSteps {
+			if w, ok := widerGrid(grid, s.best); ok {
+				grid = append(grid, gridPoint{WithWidth(s.best.kernel, w), len(grid)})
 				steps++
 			}
 		}
 	}
-	if steps == maxWidthSteps && scanned[best.kernel.Name()] {
-		if lo, hi := widthRange(grid, best); best.width() == lo || best.width() == hi {
-			sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is still at the edge of the grid after %d extensions", best.kernel.Name(), best.width(), steps))
+	if steps == maxWidthSteps && scanned[s.best.kernel.Name()] {
+		if lo, hi := widthRange(grid, s.best); s.best.width() == lo || s.best.width() == hi {
+			sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is still at the edge of the grid after %d extensions", s.best.kernel.Name(), s.best.width(), steps))
 		}
 	}
 	if math.IsInf(bestScore, 1) {
-		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, crit)
-	}
-	m, err := s.final(best, sel.Best.M, fitted[best.id], bestModel)
-	if err != nil {
-		return nil, err
-	}
-	sel.Model = m
-	if crit == CV {
-		// The table's rows of the best grid point get the full fit's
-		// statistics.
-		for i := range sel.Table {
-			r := &sel.Table[i]
-			if kernelLabel(r.Kernel) == kernelLabel(sel.Best.Kernel) && r.M <= m.valid {
-				r.Stats = m.stats[r.M]
-			}
-		}
-		sel.Best.Stats = m.stats[sel.Best.M]
-		for i := range sel.Choices {
-			if c := &sel.Choices[i]; kernelLabel(c.Kernel) == kernelLabel(sel.Best.Kernel) {
-				c.Stats = sel.Best.Stats
-			}
-		}
-	}
-	for _, w := range m.warns {
-		sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
+		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.crit)
 	}
 	return sel, nil
+}
+
+// widerGrid returns the width one step past the edge that best sits at
+// (half the narrowest, twice the widest), and false if it is inside.
+func widerGrid(grid []gridPoint, best gridPoint) (float64, bool) {
+	lo, hi := widthRange(grid, best)
+	switch best.width() {
+	case lo:
+		return lo / 2, true
+	case hi:
+		return hi * 2, true
+	}
+	return 0, false
+}
+
+// fullStats gives the table's rows of the best grid point the full
+// fit's statistics, which cross-validation does not compute.
+func fullStats(sel *Selection, m *Model) {
+	best := kernelLabel(sel.Best.Kernel)
+	for i := range sel.Table {
+		r := &sel.Table[i]
+		if kernelLabel(r.Kernel) == best && r.M <= m.valid {
+			r.Stats = m.stats[r.M]
+		}
+	}
+	sel.Best.Stats = m.stats[sel.Best.M]
+	for i := range sel.Choices {
+		if c := &sel.Choices[i]; kernelLabel(c.Kernel) == best {
+			c.Stats = sel.Best.Stats
+		}
+	}
 }
 
 // grid resolves the kernels and widths to search.
@@ -343,345 +369,4 @@ func widthRange(grid []gridPoint, g gridPoint) (lo, hi float64) {
 		}
 	}
 	return lo, hi
-}
-
-// selector runs the search for one Select call.
-type selector struct {
-	ctx            context.Context
-	x              *mat.Dense
-	y              []float64
-	n, d           int
-	crit           Criterion
-	folds          int
-	seed           uint64
-	start, maxComp int
-	opts           Options
-	// buf is the memory of one kernel matrix, for the fits to all rows
-	// and the fold fits alike: one at a time, whatever the width.
-	buf     kernelBuffer
-	split   []fold            // the cross-validation folds, split once
-	model   *Model            // the last full fit, kept for final()
-	modelAt int               // the grid point s.model was fitted at
-	op      kernelop.Operator // s.model's kernel matrix while it is in buf, else nil
-	stopped string            // why the last fit that limited the components stopped
-	// foldFits are the fold fits at grid point foldsAt, kept with their
-	// Krylov steps so that more components continue them.
-	foldFits []*Model
-	foldsAt  int
-	// foldSSE[f][c] is fold f's sum of squared held-out errors with c
-	// components, for the c its fit has had so far: a grown fit's first
-	// components are the same, so only the new ones are predicted.
-	foldSSE [][]float64
-}
-
-func (s *selector) options(g gridPoint, comp int) Options {
-	o := s.opts
-	o.Kernel, o.Components = g.kernel, comp
-	return o
-}
-
-// limit is the largest number of components at grid point g.
-func (s *selector) limit(g gridPoint) int {
-	o := Options{Kernel: g.kernel}
-	if s.crit == CV {
-		// The folds train on fewer rows.
-		return min(s.maxComp, o.maxComponents(s.n-(s.n+s.folds-1)/s.folds, s.d))
-	}
-	return min(s.maxComp, o.maxComponents(s.n, s.d))
-}
-
-// point scores every m at grid point g and returns its rows, the index of
-// its choice among them (−1 if none) and its warnings.
-func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
-	label := kernelLabel(g.kernel)
-	limit := s.limit(g)
-	comp := min(s.start, limit)
-	for {
-		var rows []SelectionRow
-		var warns []Warning
-		var broke bool
-		var err error
-		if s.crit == CV {
-			rows, broke, err = s.crossValidate(g, comp)
-		} else {
-			rows, broke, warns, err = s.fitAll(g, comp)
-		}
-		if err != nil {
-			return nil, -1, nil, err
-		}
-		for i := range warns {
-			warns[i] = warns[i].prefixed(label)
-		}
-		score := make([]float64, len(rows))
-		for i, r := range rows {
-			score[i] = r.Score(s.crit)
-		}
-		var choice int
-		if s.crit == CV {
-			choice = argmin(score)
-		} else {
-			choice = FirstLocalMin(score)
-			if last := lastValid(score); last < len(score)-1 && choice == last {
-				warns = append(warns, warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1))
-			}
-		}
-		atEdge := choice == len(rows)-1
-		if atEdge && !broke && comp < limit {
-			comp = min(2*comp, limit)
-			continue
-		}
-		if atEdge && choice > 0 {
-			why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
-			if broke {
-				why = "the last valid component (a fit stopped at " + s.stopped + ")"
-			}
-			warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
-		}
-		return rows, choice, warns, nil
-	}
-}
-
-// fitAll fits grid point g to all rows with comp components and returns
-// the rows of the table, whether the fit broke down before comp, and its
-// warnings. The kernel matrix is built once per grid point and kept for
-// refits with more components.
-func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warning, error) {
-	o := s.options(g, comp)
-	var m *Model
-	if s.model != nil && s.modelAt == g.id && s.op != nil {
-		// A refit with more components on the kept kernel matrix.
-		m = s.model
-		ro, err := o.resolved(s.n, s.d)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		m.opts = ro
-		err = m.fitOperator(s.ctx, s.op, s.y)
-		if errors.Is(err, errFloat32Cut) {
-			// More components reach where float32 stops: the kept
-			// operator's memory goes to a hybrid one.
-			s.op = nil
-			s.op, err = m.refitHybrid(s.ctx, &s.buf, s.y)
-		}
-		if err != nil {
-			s.op = nil
-			return nil, false, nil, err
-		}
-	} else {
-		var xs []float64
-		var err error
-		m, xs, err = prepare(s.x, s.y, o)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		s.op = nil
-		if s.op, err = m.fit(s.ctx, &s.buf, xs, s.y); err != nil {
-			s.op = nil
-			return nil, false, nil, err
-		}
-	}
-	s.model, s.modelAt = m, g.id
-	rows := make([]SelectionRow, len(m.stats))
-	for i, st := range m.stats {
-		rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
-	}
-	s.stopped = m.stop.Message
-	return rows, m.valid < m.opts.Components, append([]Warning(nil), m.warns...), nil
-}
-
-// crossValidate scores m = 0..comp at grid point g by k-fold
-// cross-validation: one fit per fold, every m read from it. It returns
-// the rows (up to the components valid in every fold) and whether a fold
-// broke down before comp.
-func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, error) {
-	n := s.n
-	folds := s.foldRows()
-	press := make([]float64, comp+1)
-	valid := comp
-	var mean, tss float64
-	for _, v := range s.y {
-		mean += v
-	}
-	mean /= float64(n)
-	for _, v := range s.y {
-		tss += (v - mean) * (v - mean)
-	}
-	o := s.options(g, comp)
-	o.DoF = DoFNone
-	o.Progress = nil
-	if s.foldFits == nil || s.foldsAt != g.id {
-		s.foldFits, s.foldsAt = make([]*Model, s.folds), g.id
-		s.foldSSE = make([][]float64, s.folds)
-	}
-	for f := 0; f < s.folds; f++ {
-		s.opts.report("cv", g.width(), f, s.folds)
-		fd := folds[f]
-		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
-		s.op = nil // the buffer is the fold's now
-		m := s.foldFits[f]
-		if m == nil {
-			var xs []float64
-			var err error
-			m, xs, err = prepare(xtr, ytr, o)
-			if err != nil {
-				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-			}
-			m.keepKrylov = true
-			if _, err := m.fit(s.ctx, &s.buf, xs, ytr); err != nil {
-				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-			}
-			s.foldFits[f] = m
-		} else {
-			// More components: rebuild the fold's kernel matrix and go on
-			// from the steps it has.
-			m.opts.Components = comp
-			var op kernelop.Operator
-			var err error
-			if m.kr.stop.Reason == StopNone { // else it cannot go further
-				op, err = m.rebuildOperator(s.ctx, &s.buf)
-			}
-			if err == nil {
-				err = m.resumeFit(s.ctx, op, m.kr)
-			}
-			if err != nil {
-				return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-			}
-		}
-		if m.valid < valid {
-			valid, s.stopped = m.valid, m.stop.Message
-		}
-		from := len(s.foldSSE[f])
-		pred, err := m.predictFrom(s.ctx, xte, from)
-		if err != nil {
-			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-		}
-		cols := m.valid + 1 - from
-		sse := append(s.foldSSE[f], make([]float64, max(cols, 0))...)
-		for i, v := range yte {
-			for c := from; c <= m.valid; c++ {
-				e := v - pred[i*cols+c-from]
-				sse[c] += e * e
-			}
-		}
-		s.foldSSE[f] = sse
-		for c := 0; c <= min(m.valid, comp); c++ {
-			press[c] += sse[c]
-		}
-	}
-	rows := make([]SelectionRow, valid+1)
-	nan := math.NaN()
-	for i := range rows {
-		rows[i] = SelectionRow{Kernel: g.kernel, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
-			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
-			RMSECV: math.Sqrt(press[i] / float64(n)), Q2: 1 - press[i]/tss}
-	}
-	return rows, valid < comp, nil
-}
-
-// final fits the chosen grid point to all rows with the components its
-// search reached, unless the DoF criteria's fit there is at hand, and
-// records the choice.
-func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
-	s.foldFits, s.foldSSE = nil, nil // their Krylov steps are not needed any more
-	var m *Model
-	if fitted != nil && fitted.valid >= choice {
-		m = fitted
-	} else {
-		// Cross-validation chose m without the DoF: the model to all rows
-		// needs them (σ̂, bands) only up to its choice.
-		if s.crit == CV {
-			comp = choice
-		}
-		o := s.options(g, max(comp, 1))
-		var xs []float64
-		var err error
-		m, xs, err = prepare(s.x, s.y, o)
-		if err != nil {
-			return nil, err
-		}
-		s.op = nil
-		if _, err := m.fit(s.ctx, &s.buf, xs, s.y); err != nil {
-			return nil, err
-		}
-		if m.valid < choice {
-			m.warns = append(m.warns, warnf(WarnFewerComponents, "the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
-			choice = m.valid
-		}
-	}
-	// The buffer belongs to the next Select; the model rebuilds its
-	// kernel matrix if bands are asked for.
-	m.chosen = &Choice{Criterion: s.crit, M: choice}
-	return m, nil
-}
-
-// fold is one cross-validation split of the rows.
-type fold struct {
-	xtr, xte *mat.Dense
-	ytr, yte []float64
-}
-
-// foldRows splits the rows into s.folds seeded folds (contiguous blocks of
-// one random permutation), once for every grid point and growth step.
-func (s *selector) foldRows() []fold {
-	if s.split != nil {
-		return s.split
-	}
-	n := s.n
-	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
-	s.split = make([]fold, s.folds)
-	for f := range s.split {
-		lo, hi := f*n/s.folds, (f+1)*n/s.folds
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		fd := &s.split[f]
-		fd.xtr, fd.ytr = rowsOf(s.x, s.y, train)
-		fd.xte, fd.yte = rowsOf(s.x, s.y, perm[lo:hi])
-	}
-	return s.split
-}
-
-// rowsOf returns the rows idx of x and y.
-func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	yo := make([]float64, len(idx))
-	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
-		yo[i] = y[r]
-	}
-	return out, yo
-}
-
-// argmin returns the index of the smallest non-NaN value, −1 if none.
-func argmin(v []float64) int {
-	best := -1
-	for i, x := range v {
-		if !math.IsNaN(x) && (best < 0 || x < v[best]) {
-			best = i
-		}
-	}
-	return best
-}
-
-// lastValid is the last index before the first NaN, −1 if v[0] is NaN.
-func lastValid(v []float64) int {
-	for i, x := range v {
-		if math.IsNaN(x) {
-			return i - 1
-		}
-	}
-	return len(v) - 1
-}
-
-// TrainingFit returns the root mean squared error and R² of the fit with
-// comp components on the training data; NaN outside 0..Components().
-func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
-	if comp < 0 || comp > m.valid {
-		return math.NaN(), math.NaN()
-	}
-	rss := m.stats[comp].RSS
-	var tss float64
-	for _, v := range m.yc {
-		tss += v * v
-	}
-	return math.Sqrt(rss / float64(m.n)), 1 - rss/tss
 }
