@@ -42,6 +42,9 @@ type krylov struct {
 	// breakdown check, maxSteps×maxSteps with leading dimension ld.
 	lRun []float64
 	ld   int
+	// out carries the scores to rows the fit does not train on
+	// (cross-validation's held-out rows); nil without.
+	out *outOfFold
 }
 
 // float32Resolution bounds the rounding of a product K r on float32
@@ -56,8 +59,20 @@ const float32Resolution = 1e-3
 // nipals runs kernel NIPALS with two-pass Gram–Schmidt for up to maxSteps
 // components on the centred kernel matrix op and centred response yc.
 func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, maxSteps int, progress func(done, total int)) (*krylov, error) {
-	n := op.N()
-	kr := &krylov{
+	kr := newKrylov(op.N(), maxSteps)
+	kr.rss[0] = bl.Ddot(kr.n, yc, 1, yc, 1)
+	if err := kr.extend(ctx, bl, op, yc, progress); err != nil {
+		return nil, err
+	}
+	if kr.steps == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop.Message)
+	}
+	return kr, nil
+}
+
+// newKrylov makes room for maxSteps steps on n rows.
+func newKrylov(n, maxSteps int) *krylov {
+	return &krylov{
 		n:     n,
 		t:     make([]float64, maxSteps*n),
 		g:     make([]float64, maxSteps*n),
@@ -71,14 +86,6 @@ func nipals(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []flo
 		lRun:  make([]float64, maxSteps*maxSteps),
 		ld:    maxSteps,
 	}
-	kr.rss[0] = bl.Ddot(n, yc, 1, yc, 1)
-	if err := kr.extend(ctx, bl, op, yc, progress); err != nil {
-		return nil, err
-	}
-	if kr.steps == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrBreakdown, kr.stop.Message)
-	}
-	return kr, nil
 }
 
 // grow makes room for maxSteps steps in all of kr's arrays.
@@ -102,101 +109,135 @@ func (kr *krylov) grow(maxSteps int) {
 		copy(l[i*maxSteps:i*maxSteps+old], kr.lRun[i*old:(i+1)*old])
 	}
 	kr.lRun, kr.ld = l, maxSteps
+	kr.out.grow(maxSteps)
 }
 
 // extend runs the Krylov steps from kr.steps on, with products from op,
 // until the steps kr was made for or a stop. A fit that stopped because
 // float32 storage no longer resolved its products continues this way on
-// a float64 operator (Model.continueFloat64).
+// a float64 operator (fitter.continueFloat64).
 func (kr *krylov) extend(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []float64, progress func(done, total int)) error {
-	n, maxSteps := kr.n, kr.ld
-	var storeEps float64 // relative rounding of the stored entries beyond float64
-	if op.Kind() == kernelop.KindFloat32 {
-		storeEps = 0x1p-24
-	}
-	normK := math.Sqrt(op.Stats().Frob2)
 	kr.stop = Stop{}
-	coef := make([]float64, maxSteps)
-	for i := kr.steps; i < maxSteps; i++ {
+	st := kr.stepper(op)
+	for i := kr.steps; i < kr.ld; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := kr.r[i*n : (i+1)*n]
-		yhPrev := kr.yhat[i*n : (i+1)*n]
-		for j := range r {
-			r[j] = yc[j] - yhPrev[j]
-		}
-		tt := kr.ktr[i*n : (i+1)*n]
-		if err := op.Mul(ctx, tt, r, 1); err != nil {
+		r := kr.residual(i, yc)
+		if err := op.Mul(ctx, kr.ktr[i*kr.n:(i+1)*kr.n], r, 1); err != nil {
 			return err
 		}
-		if storeEps > 0 {
-			if rho := storeEps * normK * bl.Dnrm2(n, r, 1) / bl.Dnrm2(n, tt, 1); !(rho <= float32Resolution) {
-				kr.stop = stopAt(StopStorage, i+1, "float32 storage of the kernel matrix resolves the product K r only to %.1g of itself", rho)
-				break
-			}
-		}
-		rkr := bl.Ddot(n, r, 1, tt, 1)
-		if !(rkr > 0) || isNaNOrInf(rkr) {
-			kr.stop = stopAt(StopNoWeight, i+1, "the residual has no weight on the kernel (rᵀKr = %.3g)", rkr)
-			break
-		}
-		// K-orthogonality of the residuals: r_lᵀ K r_i = 0 in exact arithmetic.
-		if i > 0 {
-			c := coef[:i]
-			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.r, n, tt, 1, 0, c, 1)
-			worst := 0.0
-			for l, v := range c {
-				worst = math.Max(worst, math.Abs(v)/math.Sqrt(kr.rKr[l]*rkr))
-			}
-			if worst > korthTol {
-				kr.stop = stopAt(StopOrthogonality, i+1, "residuals lost K-orthogonality (%.2g)", worst)
-				break
-			}
-		}
-		t := kr.t[i*n : (i+1)*n]
-		g := kr.g[i*n : (i+1)*n]
-		copy(t, tt)
-		copy(g, r)
-		for pass := 0; pass < 2 && i > 0; pass++ {
-			c := coef[:i]
-			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, c, 1)
-			bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c, 1, 1, t, 1)
-			bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, c, 1, 1, g, 1)
-		}
-		nu := bl.Dnrm2(n, t, 1)
-		if nu <= breakRatio*bl.Dnrm2(n, tt, 1) || isNaNOrInf(nu) {
-			kr.stop = stopAt(StopExhausted, i+1, "the Krylov space is exhausted (new direction %.2g of its matvec)", nu/bl.Dnrm2(n, tt, 1))
-			break
-		}
-		bl.Dscal(n, 1/nu, t, 1)
-		bl.Dscal(n, 1/nu, g, 1)
-		q := bl.Ddot(n, t, 1, yc, 1)
-		kr.q[i] = q
-		kr.rKr[i] = rkr
-		yh := kr.yhat[(i+1)*n : (i+2)*n]
-		copy(yh, yhPrev)
-		bl.Daxpy(n, q, t, 1, yh, 1)
-		al := kr.alpha[(i+1)*n : (i+2)*n]
-		copy(al, kr.alpha[i*n:(i+1)*n])
-		bl.Daxpy(n, q, g, 1, al, 1)
-		var rss float64
-		for j, v := range yh {
-			e := yc[j] - v
-			rss += e * e
-		}
-		kr.rss[i+1] = rss
-		kr.steps = i + 1
-		if c := kr.ritzCond(bl); c > ritzCondMax {
-			kr.steps = i
-			kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what float64 resolves", c)
+		if !kr.absorb(bl, st, yc) {
 			break
 		}
 		if progress != nil {
-			progress(i+1, maxSteps)
+			progress(i+1, kr.ld)
 		}
 	}
 	return nil
+}
+
+// stepState is what every step of one run of extend shares.
+type stepState struct {
+	storeEps float64   // relative rounding of the stored entries beyond float64
+	normK    float64   // ‖K_c‖_F
+	coef     []float64 // Gram–Schmidt coefficients
+}
+
+func (kr *krylov) stepper(op kernelop.Operator) *stepState {
+	st := &stepState{normK: math.Sqrt(op.Stats().Frob2), coef: make([]float64, kr.ld)}
+	if op.Kind() == kernelop.KindFloat32 {
+		st.storeEps = 0x1p-24
+	}
+	return st
+}
+
+// residual writes r_i = y_c − ŷ_i, the vector step i multiplies by K, into
+// row i of kr.r and returns it.
+func (kr *krylov) residual(i int, yc []float64) []float64 {
+	n := kr.n
+	r := kr.r[i*n : (i+1)*n]
+	yhPrev := kr.yhat[i*n : (i+1)*n]
+	for j := range r {
+		r[j] = yc[j] - yhPrev[j]
+	}
+	return r
+}
+
+// absorb completes step i = kr.steps from the product K r_i in row i of
+// kr.ktr: the stopping checks, two-pass Gram–Schmidt of the new score
+// and coefficient direction, and the step's coefficients and fitted
+// values. It returns false, with kr.stop set, when the fit stops here.
+func (kr *krylov) absorb(bl blas.Float64, st *stepState, yc []float64) bool {
+	n, i := kr.n, kr.steps
+	r := kr.r[i*n : (i+1)*n]
+	tt := kr.ktr[i*n : (i+1)*n]
+	if st.storeEps > 0 {
+		if rho := st.storeEps * st.normK * bl.Dnrm2(n, r, 1) / bl.Dnrm2(n, tt, 1); !(rho <= float32Resolution) {
+			kr.stop = stopAt(StopStorage, i+1, "float32 storage of the kernel matrix resolves the product K r only to %.1g of itself", rho)
+			return false
+		}
+	}
+	rkr := bl.Ddot(n, r, 1, tt, 1)
+	if !(rkr > 0) || isNaNOrInf(rkr) {
+		kr.stop = stopAt(StopNoWeight, i+1, "the residual has no weight on the kernel (rᵀKr = %.3g)", rkr)
+		return false
+	}
+	// K-orthogonality of the residuals: r_lᵀ K r_i = 0 in exact arithmetic.
+	if i > 0 {
+		c := st.coef[:i]
+		bl.Dgemv(gblas.NoTrans, i, n, 1, kr.r, n, tt, 1, 0, c, 1)
+		worst := 0.0
+		for l, v := range c {
+			worst = math.Max(worst, math.Abs(v)/math.Sqrt(kr.rKr[l]*rkr))
+		}
+		if worst > korthTol {
+			kr.stop = stopAt(StopOrthogonality, i+1, "residuals lost K-orthogonality (%.2g)", worst)
+			return false
+		}
+	}
+	t := kr.t[i*n : (i+1)*n]
+	g := kr.g[i*n : (i+1)*n]
+	copy(t, tt)
+	copy(g, r)
+	kr.out.begin(i)
+	for pass := 0; pass < 2 && i > 0; pass++ {
+		c := st.coef[:i]
+		bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, c, 1)
+		bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c, 1, 1, t, 1)
+		bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, c, 1, 1, g, 1)
+		kr.out.subtract(bl, i, c)
+	}
+	nu := bl.Dnrm2(n, t, 1)
+	if nu <= breakRatio*bl.Dnrm2(n, tt, 1) || isNaNOrInf(nu) {
+		kr.stop = stopAt(StopExhausted, i+1, "the Krylov space is exhausted (new direction %.2g of its matvec)", nu/bl.Dnrm2(n, tt, 1))
+		return false
+	}
+	bl.Dscal(n, 1/nu, t, 1)
+	bl.Dscal(n, 1/nu, g, 1)
+	q := bl.Ddot(n, t, 1, yc, 1)
+	kr.q[i] = q
+	kr.rKr[i] = rkr
+	yh := kr.yhat[(i+1)*n : (i+2)*n]
+	copy(yh, kr.yhat[i*n:(i+1)*n])
+	bl.Daxpy(n, q, t, 1, yh, 1)
+	al := kr.alpha[(i+1)*n : (i+2)*n]
+	copy(al, kr.alpha[i*n:(i+1)*n])
+	bl.Daxpy(n, q, g, 1, al, 1)
+	kr.out.finish(bl, i, 1/nu, q)
+	var rss float64
+	for j, v := range yh {
+		e := yc[j] - v
+		rss += e * e
+	}
+	kr.rss[i+1] = rss
+	kr.steps = i + 1
+	if c := kr.ritzCond(bl); c > ritzCondMax {
+		kr.steps = i
+		kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what float64 resolves", c)
+		return false
+	}
+	return true
 }
 
 // ritzCond returns θ_max/θ_min, the condition number of D over the steps

@@ -24,8 +24,8 @@ type selector struct {
 	// and the fold fits alike: one fitter owns it at a time, whatever
 	// the width.
 	buf     kernelBuffer
-	split   []fold // the cross-validation folds, split once
-	stopped string // why the last fit that limited the components stopped
+	split   []foldIndex // the cross-validation folds, split once
+	stopped string      // why the last fit that limited the components stopped
 
 	// full is the DoF criteria's fit to all rows at grid point fullAt,
 	// kept so that more components refit on its kernel matrix; model is
@@ -33,14 +33,11 @@ type selector struct {
 	full   *fitter
 	fullAt int
 	model  *Model
-	// foldFits are the fold fits at grid point foldsAt, kept with their
-	// Krylov steps so that more components continue them.
-	foldFits []*fitter
-	foldsAt  int
-	// foldSSE[f][c] is fold f's sum of squared held-out errors with c
-	// components, for the c its fit has had so far: a grown fit's first
-	// components are the same, so only the new ones are predicted.
-	foldSSE [][]float64
+	// cv is the fit to all rows whose kernel matrix the folds' batch
+	// runs on, at grid point cvAt.
+	cv    *fitter
+	cvAt  int
+	batch *foldBatch
 
 	best      gridPoint   // the best grid point so far
 	bestModel *Model      // the DoF criteria's fit at best
@@ -157,84 +154,56 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 }
 
 // crossValidate scores m = 0..comp at grid point g by k-fold
-// cross-validation: one fit per fold, every m read from it. It returns
-// the rows (up to the components valid in every fold) and whether a fold
-// broke down before comp.
+// cross-validation: the folds' fits run in lock-step on one kernel matrix
+// over all rows (foldBatch), every m's held-out predictions read from
+// the same products. It returns the rows (up to the components valid in
+// every fold) and whether a fold broke down before comp. More components
+// continue the folds' steps on the same matrix.
 func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, error) {
-	folds := s.foldRows()
-	press := make([]float64, comp+1)
-	valid := comp
-	if s.foldFits == nil || s.foldsAt != g.id {
-		s.foldFits, s.foldsAt = make([]*fitter, s.folds), g.id
-		s.foldSSE = make([][]float64, s.folds)
-	}
-	for f := 0; f < s.folds; f++ {
-		s.opts.report(StageCV, g.width(), f, s.folds)
-		m, err := s.foldFit(g, f, folds[f], comp)
-		if err != nil {
-			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-		}
-		if m.valid < valid {
-			valid, s.stopped = m.valid, m.stop.Message
-		}
-		sse, err := s.heldOut(m, f, folds[f])
-		if err != nil {
-			return nil, false, fmt.Errorf("fold %d: %w", f+1, err)
-		}
-		for c := 0; c <= min(m.valid, comp); c++ {
-			press[c] += sse[c]
-		}
-	}
-	return s.cvRows(g, press, valid), valid < comp, nil
-}
-
-// foldFit fits fold f at grid point g to comp components: from scratch
-// the first time, by growing its fit after that.
-func (s *selector) foldFit(g gridPoint, f int, fd fold, comp int) (*Model, error) {
-	ft := s.foldFits[f]
-	if ft == nil {
+	if s.cv == nil || s.cvAt != g.id {
 		o := s.options(g, comp)
 		o.DoF = DoFNone
 		o.Progress = nil
-		var err error
-		if ft, err = newFitter(fd.xtr, fd.ytr, o, &s.buf); err != nil {
-			return nil, err
+		f, err := newFitter(s.x, s.y, o, &s.buf)
+		if err != nil {
+			return nil, false, err
 		}
-		if err := ft.fit(s.ctx); err != nil {
-			return nil, err
+		b, err := newFoldBatch(s.n, s.y, s.foldIndices(), comp)
+		if err != nil {
+			return nil, false, err
 		}
-		s.foldFits[f] = ft
+		s.cv, s.cvAt, s.batch = f, g.id, b
 	} else {
-		// More components: the fold's kernel matrix is rebuilt (the
-		// buffer has served other folds since) and its steps go on.
-		if err := ft.setComponents(comp); err != nil {
-			return nil, err
-		}
-		if err := ft.grow(s.ctx); err != nil {
-			return nil, err
-		}
+		s.batch.grow(comp)
 	}
-	return ft.model(s.ctx)
-}
-
-// heldOut adds the held-out squared errors of fold f's components that
-// are new since the last call and returns them for every m so far.
-func (s *selector) heldOut(m *Model, f int, fd fold) ([]float64, error) {
-	from := len(s.foldSSE[f])
-	pred, err := m.predictFrom(s.ctx, fd.xte, from)
+	op, err := s.cv.operator(s.ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	cols := m.valid + 1 - from
-	sse := append(s.foldSSE[f], make([]float64, max(cols, 0))...)
-	for i, v := range fd.yte {
-		for c := from; c <= m.valid; c++ {
-			e := v - pred[i*cols+c-from]
-			sse[c] += e * e
+	width := g.width()
+	err = s.batch.run(s.ctx, &s.cv.opts, op, func(done, total int) { s.opts.report(StageCV, width, done, total) })
+	if err != nil {
+		return nil, false, err
+	}
+	press := make([]float64, comp+1)
+	valid := comp
+	for f, fs := range s.batch.seqs {
+		if fs.kr.steps == 0 {
+			return nil, false, fmt.Errorf("fold %d: %w: %s", f+1, ErrBreakdown, fs.kr.stop.Message)
+		}
+		v := min(comp, fs.kr.steps)
+		if v < valid {
+			valid, s.stopped = v, fs.kr.stop.Message
+		}
+		pred := fs.predictions(v)
+		for i, row := range fs.test {
+			for c := 0; c <= v; c++ {
+				e := s.y[row] - pred[i*(v+1)+c]
+				press[c] += e * e
+			}
 		}
 	}
-	s.foldSSE[f] = sse
-	return sse, nil
+	return s.cvRows(g, press, valid), valid < comp, nil
 }
 
 // cvRows turns the folds' PRESS into the table's rows for m = 0..valid.
@@ -261,7 +230,7 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid int) []SelectionRo
 // search reached, unless the DoF criteria's fit there is at hand, and
 // records the choice.
 func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
-	s.foldFits, s.foldSSE, s.full = nil, nil, nil // their Krylov steps are not needed any more
+	s.cv, s.batch, s.full = nil, nil, nil // their Krylov steps are not needed any more
 	var m *Model
 	if fitted != nil && fitted.valid >= choice {
 		m = fitted
@@ -292,41 +261,29 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 	return m, nil
 }
 
-// fold is one cross-validation split of the rows.
-type fold struct {
-	xtr, xte *mat.Dense
-	ytr, yte []float64
+// foldIndex is one cross-validation split of the rows.
+type foldIndex struct {
+	train, test []int
 }
 
-// foldRows splits the rows into s.folds seeded folds (contiguous blocks of
-// one random permutation), once for every grid point and growth step.
-func (s *selector) foldRows() []fold {
+// foldIndices splits the rows into s.folds seeded folds (contiguous
+// blocks of one random permutation), once for every grid point and
+// growth step.
+func (s *selector) foldIndices() []foldIndex {
 	if s.split != nil {
 		return s.split
 	}
 	n := s.n
 	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
-	s.split = make([]fold, s.folds)
+	s.split = make([]foldIndex, s.folds)
 	for f := range s.split {
 		lo, hi := f*n/s.folds, (f+1)*n/s.folds
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		fd := &s.split[f]
-		fd.xtr, fd.ytr = rowsOf(s.x, s.y, train)
-		fd.xte, fd.yte = rowsOf(s.x, s.y, perm[lo:hi])
+		s.split[f] = foldIndex{
+			train: append(append([]int(nil), perm[:lo]...), perm[hi:]...),
+			test:  perm[lo:hi],
+		}
 	}
 	return s.split
-}
-
-// rowsOf returns the rows idx of x and y.
-func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	yo := make([]float64, len(idx))
-	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
-		yo[i] = y[r]
-	}
-	return out, yo
 }
 
 // argmin returns the index of the smallest non-NaN value, −1 if none.

@@ -369,7 +369,10 @@ func TestSelectStorage(t *testing.T) {
 		tol  float64
 	}{
 		{"polynomial/gcv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: GCV, MaxComponents: 12}, DoFLanczos, true, lanczosTol},
-		{"polynomial/cv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: CV}, DoFLanczos, true, lanczosTol},
+		// The folds share one float32 matrix over all rows and, without
+		// DoF, keep it where it stops early: their predictions are held
+		// to float32's 1e-5 (docs/scale.md), not to the Lanczos DoF's.
+		{"polynomial/cv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: CV}, DoFLanczos, true, 1e-5},
 		{"rbf/gcv", bx, by, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}, Criterion: GCV}, DoFApprox, false, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -385,10 +388,13 @@ func TestSelectStorage(t *testing.T) {
 			if got := hasWarning(sel.Warnings, WarnStorage) || hasWarning(sel.Model.Warnings(), WarnStorage); got != c.warn {
 				t.Errorf("storage warning %v, want %v: %v", got, c.warn, sel.Warnings)
 			}
-			if len(sel.Table) != len(ref.Table) {
+			// Cross-validation's folds, without DoF, keep float32 where it
+			// stops early (their predictions stay within its rounding):
+			// their table may end sooner; its rows must agree.
+			if len(sel.Table) != len(ref.Table) && (c.so.Criterion != CV || len(sel.Table) > len(ref.Table)) {
 				t.Fatalf("%d rows, dense %d", len(sel.Table), len(ref.Table))
 			}
-			for i, r := range ref.Table {
+			for i, r := range ref.Table[:len(sel.Table)] {
 				g := sel.Table[i]
 				for _, v := range [][2]float64{{g.RSS, r.RSS}, {g.DoF, r.DoF}, {g.RMSECV, r.RMSECV}} {
 					if math.IsNaN(v[1]) && math.IsNaN(v[0]) {

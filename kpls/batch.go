@@ -1,0 +1,172 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kpls-go/kpls/internal/kernelop"
+)
+
+// foldBatch runs the kernel PLS fits of several row subsets in lock-step
+// on one centred kernel matrix over all rows: every step is one block
+// product K_c·[u₁ … u_k] through the operator seam, whatever the storage,
+// instead of a product with each subset's own matrix. A sequence trains
+// on its rows T: its residual goes into the block with zeros elsewhere
+// (centred over T), and the rows T of the product, centred over T again,
+// are the product with its own centred training kernel (the principal
+// submatrix of K_c, centred over T: for u that sums to zero over T, the
+// full centring's correction is a constant on T, which the second
+// centring removes). The product's other rows give the held-out
+// predictions (outOfFold). Sequences stop independently, each with its
+// reason, and an idle one leaves the block.
+type foldBatch struct {
+	n    int
+	seqs []*foldSeq
+}
+
+// foldSeq is one sequence of a foldBatch.
+type foldSeq struct {
+	train, test []int     // rows it trains on and predicts
+	yMean       float64   // mean of the training response
+	yc          []float64 // centred training response, over train
+	kr          *krylov   // in the coordinates of train, as a fit to those rows alone
+}
+
+// newFoldBatch sets up one sequence per fold, each to run maxSteps steps.
+func newFoldBatch(n int, y []float64, folds []foldIndex, maxSteps int) (*foldBatch, error) {
+	b := &foldBatch{n: n}
+	for f, fi := range folds {
+		s := &foldSeq{train: fi.train, test: fi.test}
+		ytr := make([]float64, len(fi.train))
+		for i, r := range fi.train {
+			ytr[i] = y[r]
+		}
+		if isConstant(ytr) {
+			return nil, fmt.Errorf("fold %d: %w: every value is %g", f+1, ErrConstantY, ytr[0])
+		}
+		var sum float64
+		for _, v := range ytr {
+			sum += v
+		}
+		s.yMean = sum / float64(len(ytr))
+		s.yc = make([]float64, len(ytr))
+		for i, v := range ytr {
+			s.yc[i] = v - s.yMean
+		}
+		s.kr = newKrylov(len(fi.train), maxSteps)
+		s.kr.rss[0] = dot(s.yc, s.yc)
+		s.kr.out = newOutOfFold(len(fi.test), maxSteps)
+		b.seqs = append(b.seqs, s)
+	}
+	return b, nil
+}
+
+// grow makes room for maxSteps steps in every sequence.
+func (b *foldBatch) grow(maxSteps int) {
+	for _, s := range b.seqs {
+		s.kr.grow(maxSteps)
+	}
+}
+
+// run advances every sequence that has steps to go, one block product a
+// step, until each has run the steps it has room for or stopped.
+func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, progress func(done, total int)) error {
+	bl := o.Backend
+	var active []*foldSeq
+	states := map[*foldSeq]*stepState{}
+	for _, s := range b.seqs {
+		if s.kr.steps < s.kr.ld && s.kr.stop.Reason == StopNone {
+			active = append(active, s)
+			states[s] = s.kr.stepper(op)
+		}
+	}
+	n := b.n
+	block := make([]float64, len(active)*n)
+	prod := make([]float64, len(active)*n)
+	for len(active) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := len(active)
+		clear(block[:k*n])
+		for j, s := range active {
+			s.scatter(block[j*n:(j+1)*n], s.kr.residual(s.kr.steps, s.yc))
+		}
+		if err := op.Mul(ctx, prod[:k*n], block[:k*n], k); err != nil {
+			return err
+		}
+		next := active[:0]
+		for j, s := range active {
+			kr := s.kr
+			s.gather(kr.ktr[kr.steps*kr.n:(kr.steps+1)*kr.n], prod[j*n:(j+1)*n])
+			if kr.absorb(bl, states[s], s.yc) && kr.steps < kr.ld {
+				next = append(next, s)
+			}
+		}
+		active = next
+		if progress != nil {
+			done := 0
+			for _, s := range b.seqs {
+				done += s.kr.steps
+			}
+			progress(done, b.totalSteps())
+		}
+	}
+	return nil
+}
+
+func (b *foldBatch) totalSteps() int {
+	t := 0
+	for _, s := range b.seqs {
+		if s.kr.stop.Reason == StopNone {
+			t += s.kr.ld
+		} else {
+			t += s.kr.steps
+		}
+	}
+	return t
+}
+
+// scatter writes the residual r (over train) into the full-length block
+// row u, centred over train, zero elsewhere.
+func (s *foldSeq) scatter(u, r []float64) {
+	var mean float64
+	for _, v := range r {
+		mean += v
+	}
+	mean /= float64(len(r))
+	for i, row := range s.train {
+		u[row] = r[i] - mean
+	}
+}
+
+// gather takes the full product p into the sequence's coordinates: its
+// training rows centred over them into tt, and its held-out rows, less
+// the same mean, as the pending held-out product.
+func (s *foldSeq) gather(tt, p []float64) {
+	var mean float64
+	for _, row := range s.train {
+		mean += p[row]
+	}
+	mean /= float64(len(s.train))
+	for i, row := range s.train {
+		tt[i] = p[row] - mean
+	}
+	for i, row := range s.test {
+		s.kr.out.pending[i] = p[row] - mean
+	}
+}
+
+// predictions returns the held-out predictions of m = 0..valid,
+// row-major (test rows)×(valid+1).
+func (s *foldSeq) predictions(valid int) []float64 {
+	rows := len(s.test)
+	out := make([]float64, rows*(valid+1))
+	for m := 0; m <= valid; m++ {
+		yh := s.kr.out.yhat[m*rows : (m+1)*rows]
+		for i, v := range yh {
+			out[i*(valid+1)+m] = s.yMean + v
+		}
+	}
+	return out
+}
