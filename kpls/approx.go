@@ -50,7 +50,7 @@ type approxInput struct {
 // tolerance makes negligible) contribute p_m(θ_k) each. The rest is a
 // Hutchinson estimate with Rademacher probes ζ projected off both:
 // ζᵀq_m(K)ζ comes from running the probes through the fit's own residual
-// polynomials (residualForms), one block product per component.
+// polynomials (residualRecurrence), one block product per component.
 //
 // Deflating the converged Ritz vectors is what keeps that recurrence
 // stable at high degree: near a converged Ritz value q_m is the small
@@ -66,49 +66,117 @@ type approxInput struct {
 // relative error, carried over to the probes, joins the standard error.
 // A value that fails a check is NaN, with its reason.
 func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []string, err error) {
-	mMax, kr, bl := in.mMax, in.kr, in.bl
-	n := kr.n
-	steps := in.lz.steps
-	dof = make([]float64, mMax+1)
-	se = make([]float64, mMax+1)
-	why = make([]string, mMax+1)
+	dof = make([]float64, in.mMax+1)
+	se = make([]float64, in.mMax+1)
+	why = make([]string, in.mMax+1)
 	dof[0] = 1
-	for m := 1; m <= mMax; m++ {
+	for m := 1; m <= in.mMax; m++ {
 		dof[m], se[m] = math.NaN(), math.NaN()
 	}
-	// Ritz pairs of K on the span of the scores: H = TᵀKT.
-	S := kr.steps
-	kt := make([]float64, S*n)
-	if err := in.op.Mul(ctx, kt, kr.t[:S*n], S); err != nil {
-		return nil, nil, nil, err
-	}
-	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
+	r, err := newApproxRun(ctx, in)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	nc := len(defl.theta)
-
-	// Krylov terms that L cannot give (2m+1 > steps) come from the block.
-	tRows := 0
-	if 2*mMax+1 > steps {
-		tRows = mMax
+	for m := 1; m <= in.mMax; m++ {
+		v, sem, reason := r.estimate(m)
+		if reason != "" {
+			why[m] = reason
+			continue
+		}
+		dof[m], se[m] = v, sem
 	}
+	return dof, se, why, nil
+}
+
+// approxRun is what every m of approxDoF shares: the deflation, the probe
+// block with its forms at every degree, and the traces on the deflated
+// space. newApproxRun pays for it once (all of approxDoF's block
+// products); estimate then takes one m at a time.
+type approxRun struct {
+	in         approxInput
+	n          int
+	s          int  // probes: the first s rows of the block
+	exactTrace bool // the probes are the n unit vectors
+	defl       *ritzDeflation
+	nc         int         // converged Ritz pairs deflated
+	coef       []float64   // y_kᵀζ_i taken off row i (rows×nc)
+	zz         []float64   // ‖ζ_i‖² of the deflated probes
+	forms      [][]float64 // forms[m][i]: the projected part of ζ_iᵀq_m(K)ζ_i
+	a1, a2     []float64   // the probes' control samples ζᵀKζ and ‖Kζ‖²
+	trK, trK2  float64     // tr K and tr K² on the deflated space
+	dA1, dA2   float64     // their rounding bounds
+	yk         []float64   // y_kᵀy_c
+	yy, ynorm  float64     // ‖y_c‖², ‖y_c‖
+}
+
+// newApproxRun deflates the converged Ritz pairs of K on the span of the
+// scores (H = TᵀKT), builds the probe block and runs it through the
+// residual polynomials.
+func newApproxRun(ctx context.Context, in approxInput) (*approxRun, error) {
+	const eps = 0x1p-52
+	kr, bl := in.kr, in.bl
+	n := kr.n
+	S := kr.steps
+	kt := make([]float64, S*n)
+	if err := in.op.Mul(ctx, kt, kr.t[:S*n], S); err != nil {
+		return nil, err
+	}
+	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
+	if err != nil {
+		return nil, err
+	}
+	r := &approxRun{in: in, n: n, defl: defl, nc: len(defl.theta)}
 	// For small n the unit vectors replace the random probes: the trace
 	// over the deflated space is then exact, at a cost of n rows per
 	// block product.
-	exactTrace := n <= exactTraceMax
-	s := in.probes
-	if exactTrace {
-		s = n
+	r.exactTrace = n <= exactTraceMax
+	r.s = in.probes
+	if r.exactTrace {
+		r.s = n
 	}
-	rows := s + 1 + tRows // probes, y_c, t_1..t_tRows
-	z := make([]float64, rows*n)
-	if exactTrace {
+	z, rows := r.probeBlock()
+	// Every row off the converged Ritz vectors; their coefficients (y_kᵀζ)
+	// are kept for the rows whose full form is needed (y_c, t_l).
+	r.coef = defl.project(bl, z, rows)
+	r.zz = make([]float64, r.s)
+	for i := range r.zz {
+		r.zz[i] = bl.Ddot(n, z[i*n:], 1, z[i*n:], 1)
+	}
+	// Traces of K and K² on the deflated space; trK and trK2 = ‖K‖²_F came
+	// from centring with a rounding error of about ε·(both).
+	r.trK, r.trK2 = in.trK, in.trK2
+	r.dA1, r.dA2 = 64*eps*r.trK, 64*eps*r.trK2
+	for k, th := range defl.theta {
+		r.trK -= th
+		r.trK2 -= defl.kyy[k]
+	}
+	rec := residualRecurrence{op: in.op, bl: bl, lz: in.lz, mMax: in.mMax, project: defl.project, progress: in.progress}
+	if r.forms, r.a1, r.a2, err = rec.forms(ctx, z, rows, r.s); err != nil {
+		return nil, err
+	}
+	r.yk = r.coef[r.s*r.nc : (r.s+1)*r.nc]
+	r.yy = bl.Ddot(n, in.yc, 1, in.yc, 1)
+	r.ynorm = math.Sqrt(r.yy)
+	return r, nil
+}
+
+// probeBlock returns the rows that ride through the recurrence together:
+// the s probes, y_c for the check, and t_1..t_mMax when the Lanczos
+// matrix is too short for the Krylov terms (2·mMax+1 > steps).
+func (r *approxRun) probeBlock() (z []float64, rows int) {
+	n, s := r.n, r.s
+	tRows := 0
+	if 2*r.in.mMax+1 > r.in.lz.steps {
+		tRows = r.in.mMax
+	}
+	rows = s + 1 + tRows
+	z = make([]float64, rows*n)
+	if r.exactTrace {
 		for i := 0; i < n; i++ {
 			z[i*n+i] = 1
 		}
 	} else {
-		rng := rand.New(rand.NewPCG(in.seed, 0x6b706c73))
+		rng := rand.New(rand.NewPCG(r.in.seed, 0x6b706c73))
 		for i := 0; i < s*n; i++ {
 			if rng.Uint64()&1 == 0 {
 				z[i] = 1
@@ -129,150 +197,150 @@ func approxDoF(ctx context.Context, in approxInput) (dof, se []float64, why []st
 			row[j] -= mean
 		}
 	}
-	copy(z[s*n:], in.yc)
-	copy(z[(s+1)*n:], kr.t[:tRows*n])
-	// Every row off the converged Ritz vectors; their coefficients (y_kᵀζ)
-	// are kept for the rows whose full form is needed (y_c, t_l).
-	coef := defl.project(bl, z, rows)
-	zz := make([]float64, s)
-	for i := range zz {
-		zz[i] = bl.Ddot(n, z[i*n:], 1, z[i*n:], 1)
-	}
-	// Traces of K and K² on the deflated space; trK and trK2 = ‖K‖²_F came
-	// from centring with a rounding error of about ε·(both).
-	trK, trK2 := in.trK, in.trK2
+	copy(z[s*n:], r.in.yc)
+	copy(z[(s+1)*n:], r.in.kr.t[:tRows*n])
+	return z, rows
+}
+
+// ritzQ returns q_m at the converged Ritz values, with rounding bounds,
+// from the fit's own residual: y_kᵀr_m = q_m(θ_k)·y_kᵀy_c. The product
+// Π(1 − θ_k/θ_i) would be a tiny factor (θ_k next to a Ritz value of the
+// m-step problem, known only to rounding) times huge ones, which float64
+// cannot resolve. Where y_c has (almost) no weight on y_k the ratio is
+// noise; the product is used there with its rounding bound
+// (polyWithError), which joins the standard error, and a value it swamps
+// is refused.
+func (r *approxRun) ritzQ(m int, theta []float64) (q, dq []float64) {
 	const eps = 0x1p-52
-	dA1, dA2 := 64*eps*trK, 64*eps*trK2
-	for k, th := range defl.theta {
-		trK -= th
-		trK2 -= defl.kyy[k]
-	}
-	forms, a1, a2, err := residualForms(ctx, in.op, bl, z, rows, s, in.lz, mMax, defl.project, in.progress)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	// q_m at the converged Ritz values, from the fit's own residual:
-	// y_kᵀr_m = q_m(θ_k)·y_kᵀy_c. The product Π(1 − θ_k/θ_i) would be a
-	// tiny factor (θ_k next to a Ritz value of the m-step problem, known
-	// only to rounding) times huge ones, which float64 cannot resolve.
-	// Where y_c has (almost) no weight on y_k the ratio is noise; the
-	// product is used there with its rounding bound (polyWithError), which
-	// joins the standard error, and a value it swamps is refused.
-	yk := coef[s*nc : (s+1)*nc] // y_kᵀy_c
-	ykr := make([]float64, nc)  // y_kᵀr_m
-	ynorm := math.Sqrt(bl.Ddot(n, in.yc, 1, in.yc, 1))
-	qk := func(m int, theta []float64) (q, dq []float64) {
-		q, dq = make([]float64, nc), make([]float64, nc)
-		if nc == 0 {
-			return q, dq
-		}
-		r := make([]float64, n)
-		for i, v := range in.yc {
-			r[i] = v - kr.yhat[m*n+i]
-		}
-		bl.Dgemv(gblas.NoTrans, nc, n, 1, defl.y, n, r, 1, 0, ykr, 1)
-		for k := range q {
-			if math.Abs(yk[k]) > 1e-8*ynorm {
-				q[k] = ykr[k] / yk[k]
-			} else {
-				q[k], dq[k] = polyWithError(theta, defl.theta[k], eps*math.Max(theta[0], defl.theta[k]))
-			}
-		}
+	nc, n := r.nc, r.n
+	q, dq = make([]float64, nc), make([]float64, nc)
+	if nc == 0 {
 		return q, dq
 	}
-	// full returns the whole form of row i, its deflated part plus the
-	// projected part from the recurrence, and the rounding bound of the
-	// deflated part.
-	full := func(m, i int, q, dq []float64) (v, err float64) {
-		v = forms[m][i]
-		for k := range q {
-			c2 := coef[i*nc+k] * coef[i*nc+k]
-			v += c2 * q[k]
-			err += c2 * dq[k]
-		}
-		return v, err
+	res := make([]float64, n)
+	for i, v := range r.in.yc {
+		res[i] = v - r.in.kr.yhat[m*n+i]
 	}
-	yy := bl.Ddot(n, in.yc, 1, in.yc, 1)
-	b := make([]float64, s)
-	for m := 1; m <= mMax; m++ {
-		theta, ok := in.lz.ritzValues(m)
-		if !ok {
-			why[m] = "the Ritz values could not be computed"
-			continue
-		}
-		// Check: y_cᵀq_m(K)y_c against y_cᵀ(y_c − ŷ_m) from the fit.
-		var yr, rr float64
-		for i, v := range in.yc {
-			r := v - kr.yhat[m*n+i]
-			yr += v * r
-			rr += r * r
-		}
-		q, dq := qk(m, theta)
-		fy, _ := full(m, s, q, dq)
-		relY := math.Abs(fy-yr) / math.Sqrt(yy*rr)
-		if !(relY <= recurrenceTol) {
-			why[m] = fmt.Sprintf("the residual polynomial lost accuracy (y_cᵀq_m(K)y_c off by %.2g relative)", relY)
-			continue
-		}
-		// Deflated part: Σ_k p_m(θ_k) over the converged Ritz values.
-		var dp, detErr float64 // detErr: rounding bound of the deterministic parts
-		for k, v := range q {
-			dp += 1 - v
-			detErr += dq[k]
-		}
-		var two, twoErr float64
-		if 2*m+1 <= steps {
-			// Every S from 2m+1 to the steps run gives the same term in exact
-			// arithmetic; the spread of two of them gauges the rounding.
-			// Two S share their SVDs across every m: all the steps and one
-			// fewer (or 2m+1 when that is all there is).
-			gamma := math.Sqrt(kr.rKr[m] / kr.rKr[0])
-			var bound float64
-			two, bound = in.lz.krylovTerm(m, steps, theta, gamma)
-			other, _ := in.lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma)
-			twoErr = math.Abs(two - other)
-			detErr += 2 * bound
+	ykr := make([]float64, nc) // y_kᵀr_m
+	r.in.bl.Dgemv(gblas.NoTrans, nc, n, 1, r.defl.y, n, res, 1, 0, ykr, 1)
+	for k := range q {
+		if math.Abs(r.yk[k]) > 1e-8*r.ynorm {
+			q[k] = ykr[k] / r.yk[k]
 		} else {
-			for l := 0; l < m; l++ {
-				v, e := full(m, s+1+l, q, dq)
-				two += v
-				detErr += 2 * e
-			}
+			th := r.defl.theta[k]
+			q[k], dq[k] = polyWithError(theta, th, eps*math.Max(theta[0], th))
 		}
-		for i := range b {
-			b[i] = zz[i] - forms[m][i]
-		}
-		var est, sem float64
-		if exactTrace {
-			for _, v := range b {
-				est += v
-			}
-		} else {
-			est, sem = controlVariate(b, a1, a2, trK, trK2, dA1, dA2)
-		}
-		// The recurrence's error on y_c, relative to ‖y_c‖‖r_m‖, carried
-		// over to the probes' ‖ζ‖² scale.
-		var zmean float64
-		for _, v := range zz {
-			zmean += v
-		}
-		if !exactTrace {
-			zmean /= float64(s) // the estimate is a mean over probes, not a sum
-		}
-		sem = math.Hypot(math.Hypot(sem, relY*zmean), 2*twoErr)
-		v := 1 + dp + est + 2*two
-		if detErr > detErrMax*math.Abs(v) {
-			why[m] = fmt.Sprintf("q_m at Ritz values where y_c has no weight cannot be resolved in float64 (error bound %.2g)", detErr)
-			continue
-		}
-		sem = math.Max(math.Hypot(sem, detErr), seFloor*math.Abs(v))
-		if isNaNOrInf(v) || isNaNOrInf(sem) {
-			why[m] = "the probes' estimate is not finite"
-			continue
-		}
-		dof[m], se[m] = v, sem
 	}
-	return dof, se, why, nil
+	return q, dq
+}
+
+// full returns the whole form ζ_iᵀq_m(K)ζ_i of row i, the projected part
+// from the recurrence plus the deflated part Σ_k (y_kᵀζ_i)² q_m(θ_k), and
+// the rounding bound of the deflated part: the check on y_c and the
+// Krylov rows need the form on all of ℝⁿ.
+func (r *approxRun) full(m, i int, q, dq []float64) (v, bound float64) {
+	v = r.forms[m][i]
+	nc := r.nc
+	for k := range q {
+		c2 := r.coef[i*nc+k] * r.coef[i*nc+k]
+		v += c2 * q[k]
+		bound += c2 * dq[k]
+	}
+	return v, bound
+}
+
+// krylovTerm returns tr(T_mᵀq_m(K)T_m) and the spread of two evaluations
+// of it, and adds its rounding bound to *detErr term by term. The term is
+// exact from the Lanczos matrix while the fit ran 2m+1 steps; otherwise
+// the rows of T_m rode along with the probes.
+func (r *approxRun) krylovTerm(m int, theta, q, dq []float64, detErr *float64) (two, twoErr float64) {
+	lz := r.in.lz
+	if steps := lz.steps; 2*m+1 <= steps {
+		// Every S from 2m+1 to the steps run gives the same term in exact
+		// arithmetic; the spread of two of them gauges the rounding.
+		// Two S share their SVDs across every m: all the steps and one
+		// fewer (or 2m+1 when that is all there is).
+		gamma := math.Sqrt(r.in.kr.rKr[m] / r.in.kr.rKr[0])
+		two, bound := lz.krylovTerm(m, steps, theta, gamma)
+		other, _ := lz.krylovTerm(m, max(steps-1, 2*m+1), theta, gamma)
+		*detErr += 2 * bound
+		return two, math.Abs(two - other)
+	}
+	for l := 0; l < m; l++ {
+		v, e := r.full(m, r.s+1+l, q, dq)
+		two += v
+		*detErr += 2 * e
+	}
+	return two, 0
+}
+
+// probeTrace estimates tr p_m(K) on the deflated space from the probes'
+// samples ζᵀζ − ζᵀq_m(K)ζ, with a standard error that includes the
+// recurrence's error on y_c (relY, relative to ‖y_c‖‖r_m‖) carried over
+// to the probes' ‖ζ‖² scale: the check sees that error, the probes'
+// spread does not.
+func (r *approxRun) probeTrace(m int, relY float64) (est, sem float64) {
+	b := make([]float64, r.s)
+	for i := range b {
+		b[i] = r.zz[i] - r.forms[m][i]
+	}
+	if r.exactTrace {
+		for _, v := range b {
+			est += v
+		}
+	} else {
+		est, sem = controlVariate(b, r.a1, r.a2, r.trK, r.trK2, r.dA1, r.dA2)
+	}
+	var zmean float64
+	for _, v := range r.zz {
+		zmean += v
+	}
+	if !r.exactTrace {
+		zmean /= float64(r.s) // the estimate is a mean over probes, not a sum
+	}
+	return est, math.Hypot(sem, relY*zmean)
+}
+
+// estimate returns DoF(m) and its standard error, or why it refuses the
+// value: the check on y_c failed, or the deterministic parts carry more
+// rounding than the value can take.
+func (r *approxRun) estimate(m int) (dof, se float64, why string) {
+	theta, ok := r.in.lz.ritzValues(m)
+	if !ok {
+		return 0, 0, "the Ritz values could not be computed"
+	}
+	// Check: y_cᵀq_m(K)y_c against y_cᵀ(y_c − ŷ_m) from the fit.
+	n, yhat := r.n, r.in.kr.yhat
+	var yr, rr float64
+	for i, v := range r.in.yc {
+		res := v - yhat[m*n+i]
+		yr += v * res
+		rr += res * res
+	}
+	q, dq := r.ritzQ(m, theta)
+	fy, _ := r.full(m, r.s, q, dq)
+	relY := math.Abs(fy-yr) / math.Sqrt(r.yy*rr)
+	if !(relY <= recurrenceTol) {
+		return 0, 0, fmt.Sprintf("the residual polynomial lost accuracy (y_cᵀq_m(K)y_c off by %.2g relative)", relY)
+	}
+	// Deflated part: Σ_k p_m(θ_k) over the converged Ritz values.
+	var dp, detErr float64 // detErr: rounding bound of the deterministic parts
+	for k, v := range q {
+		dp += 1 - v
+		detErr += dq[k]
+	}
+	two, twoErr := r.krylovTerm(m, theta, q, dq, &detErr)
+	est, se := r.probeTrace(m, relY)
+	se = math.Hypot(se, 2*twoErr)
+	dof = 1 + dp + est + 2*two
+	if detErr > detErrMax*math.Abs(dof) {
+		return 0, 0, fmt.Sprintf("q_m at Ritz values where y_c has no weight cannot be resolved in float64 (error bound %.2g)", detErr)
+	}
+	se = math.Max(math.Hypot(se, detErr), seFloor*math.Abs(dof))
+	if isNaNOrInf(dof) || isNaNOrInf(se) {
+		return 0, 0, "the probes' estimate is not finite"
+	}
+	return dof, se, ""
 }
 
 // exactTraceMax is the largest n for which approxDoF takes the trace over
@@ -368,11 +436,24 @@ func (d *ritzDeflation) project(bl blas.Float64, z []float64, rows int) []float6
 	return c
 }
 
-// residualForms returns forms[m][i] = ζ_iᵀ q_m(K) ζ_i for the rows ζ_i of
-// z (rows×n) and m = 1..mMax, and the control variates ζ_iᵀKζ_i and
-// ‖Kζ_i‖² of the first s rows, with mMax block products with K. After
-// each product, project (if not nil) removes directions in which the
-// exact vectors have no component.
+// residualRecurrence runs blocks of rows through the fit's residual
+// polynomials q_m(K), m = 1..mMax: the operator, the Jacobi matrix the
+// polynomials come from, and what runs alongside the products, named
+// rather than passed as a long list of arguments.
+type residualRecurrence struct {
+	op   kernelop.Operator
+	bl   blas.Float64
+	lz   *lanczos
+	mMax int
+	// project, when not nil, removes after each product directions in
+	// which the exact vectors have no component.
+	project  func(bl blas.Float64, z []float64, rows int) []float64
+	progress func(done, total int)
+}
+
+// forms returns forms[m][i] = ζ_iᵀ q_m(K) ζ_i for the rows ζ_i of z
+// (rows×n) and m = 1..mMax, and the control variates ζ_iᵀKζ_i and
+// ‖Kζ_i‖² of the first s rows, with mMax block products with K.
 //
 // q_m(λ) = π_m(λ)/π_m(0) for the characteristic polynomials π_j of the
 // leading j×j block of the Jacobi matrix D (diagonal α_j, off-diagonal
@@ -382,9 +463,10 @@ func (d *ritzDeflation) project(bl blas.Float64, z []float64, rows int) []float6
 //	Q_{j+1} = (K Q_j − α_j Q_j − (β_j²/c_j) Q_{j−1}) / c_{j+1},
 //
 // Q_0 = ζ: the vectors stay the size of q_j(K)ζ, whatever the degree.
-func residualForms(ctx context.Context, op kernelop.Operator, bl blas.Float64, z []float64, rows, s int, lz *lanczos, mMax int, project func(bl blas.Float64, z []float64, rows int) []float64, progress func(done, total int)) (forms [][]float64, a1, a2 []float64, err error) {
+func (rr residualRecurrence) forms(ctx context.Context, z []float64, rows, s int) (forms [][]float64, a1, a2 []float64, err error) {
+	bl, mMax := rr.bl, rr.mMax
 	n := len(z) / rows
-	alpha, beta := lz.jacobi(mMax)
+	alpha, beta := rr.lz.jacobi(mMax)
 	forms = make([][]float64, mMax+1)
 	forms[0] = make([]float64, rows)
 	for i := range rows {
@@ -397,7 +479,7 @@ func residualForms(ctx context.Context, op kernelop.Operator, bl blas.Float64, z
 	kq := make([]float64, rows*n)
 	var cPrev float64
 	for j := 0; j < mMax; j++ {
-		if err := op.Mul(ctx, kq, cur, rows); err != nil {
+		if err := rr.op.Mul(ctx, kq, cur, rows); err != nil {
 			return nil, nil, nil, err
 		}
 		if j == 0 {
@@ -416,8 +498,8 @@ func residualForms(ctx context.Context, op kernelop.Operator, bl blas.Float64, z
 		for i := range kq {
 			kq[i] = (kq[i] - alpha[j]*cur[i] - g*prev[i]) / c
 		}
-		if project != nil {
-			project(bl, kq, rows)
+		if rr.project != nil {
+			rr.project(bl, kq, rows)
 		}
 		prev, cur, kq = cur, kq, prev
 		cPrev = c
@@ -426,8 +508,8 @@ func residualForms(ctx context.Context, op kernelop.Operator, bl blas.Float64, z
 			f[i] = bl.Ddot(n, z[i*n:], 1, cur[i*n:], 1)
 		}
 		forms[j+1] = f
-		if progress != nil {
-			progress(j+1, mMax)
+		if rr.progress != nil {
+			rr.progress(j+1, mMax)
 		}
 	}
 	return forms, a1, a2, nil

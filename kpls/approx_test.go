@@ -220,7 +220,7 @@ func TestResidualForms(t *testing.T) {
 		z[i] = float64(2*rng.IntN(2) - 1)
 	}
 	bl := blas.Default()
-	forms, a1, a2, err := residualForms(context.Background(), kernelop.NewDense(k, n, kernelop.Stats{}, bl), bl, z, rows, rows-1, lz, steps, nil, nil)
+	forms, a1, a2, err := residualRecurrence{op: kernelop.NewDense(k, n, kernelop.Stats{}, bl), bl: bl, lz: lz, mMax: steps}.forms(context.Background(), z, rows, rows-1)
 	if err != nil {
 		t.Fatal(err)
 	}

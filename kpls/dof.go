@@ -105,104 +105,19 @@ func exactDoF(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []f
 	out := make([]float64, mMax+1)
 	out[0] = 1
 	b := min(n, 128, max(1, int(256e6/(16*float64(mMax)*float64(n)))))
-	dT := make([]float64, mMax*n*b)
-	dG := make([]float64, mMax*n*b)
-	dYh := make([]float64, n*b)
-	dR := make([]float64, n*b)
-	dt := make([]float64, n*b)
-	dg := make([]float64, n*b)
-	dc := make([]float64, mMax*b)
-	row := make([]float64, b)
-	// The operator multiplies vectors stored as rows; the directions here
-	// are columns (n×b), so they go through a transposed copy.
-	dRt := make([]float64, b*n)
-	dtt := make([]float64, b*n)
-	t := make([]float64, n)
-	g := make([]float64, n)
-	c := make([]float64, mMax)
+	e := newExactRun(bl, op, yc, kr, mMax, b)
 	blocks := (n + b - 1) / b
 	for blk := 0; blk < blocks; blk++ {
 		c0 := blk * b
 		w := min(b, n-c0) // directions e_{c0}..e_{c0+w-1}
-		for i := range dYh {
-			dYh[i] = 0
-		}
+		clear(e.dYh)
 		for i := 0; i < mMax; i++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			// dR = E − dŶ; dt = K dR (the derivative of t̃ = K r).
-			for a := 0; a < n; a++ {
-				for j := 0; j < w; j++ {
-					v := -dYh[a*b+j]
-					if a == c0+j {
-						v++
-					}
-					dR[a*b+j] = v
-				}
-			}
-			for a := 0; a < n; a++ {
-				for j := 0; j < w; j++ {
-					dRt[j*n+a] = dR[a*b+j]
-				}
-			}
-			if err := op.Mul(ctx, dtt, dRt, w); err != nil {
+			tr, err := e.component(ctx, i, c0, w)
+			if err != nil {
 				return nil, err
-			}
-			for a := 0; a < n; a++ {
-				for j := 0; j < w; j++ {
-					dt[a*b+j] = dtt[j*n+a]
-				}
-			}
-			copy(dg, dR)
-			copy(t, kr.ktr[i*n:(i+1)*n])
-			copy(g, kr.r[i*n:(i+1)*n])
-			for pass := 0; pass < 2 && i > 0; pass++ {
-				// c_l = t_lᵀ t; dc_l = tᵀ dT_l + t_lᵀ dt.
-				cc := c[:i]
-				bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, cc, 1)
-				bl.Dgemm(gblas.NoTrans, gblas.NoTrans, i, w, n, 1, kr.t, n, dt, b, 0, dc, b)
-				for l := 0; l < i; l++ {
-					bl.Dgemv(gblas.Trans, n, w, 1, dT[l*n*b:], b, t, 1, 0, row, 1)
-					bl.Daxpy(w, 1, row, 1, dc[l*b:], 1)
-				}
-				// t −= Σ c_l t_l; dt −= Σ t_l dc_l + c_l dT_l (and the same for g).
-				bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, cc, 1, 1, t, 1)
-				bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, cc, 1, 1, g, 1)
-				bl.Dgemm(gblas.Trans, gblas.NoTrans, n, w, i, -1, kr.t, n, dc, b, 1, dt, b)
-				bl.Dgemm(gblas.Trans, gblas.NoTrans, n, w, i, -1, kr.g, n, dc, b, 1, dg, b)
-				for l := 0; l < i; l++ {
-					bl.Daxpy(n*b, -cc[l], dT[l*n*b:(l+1)*n*b], 1, dt, 1)
-					bl.Daxpy(n*b, -cc[l], dG[l*n*b:(l+1)*n*b], 1, dg, 1)
-				}
-			}
-			// Normalise: t/ν with dν = tᵀdt/ν.
-			nu := bl.Dnrm2(n, t, 1)
-			bl.Dgemv(gblas.Trans, n, w, 1/nu, dt, b, t, 1, 0, row, 1) // row = dν
-			tn := kr.t[i*n : (i+1)*n]
-			dTi := dT[i*n*b : (i+1)*n*b]
-			dGi := dG[i*n*b : (i+1)*n*b]
-			for a := 0; a < n; a++ {
-				ta, ga := t[a]/(nu*nu), g[a]/(nu*nu)
-				for j := 0; j < w; j++ {
-					dTi[a*b+j] = dt[a*b+j]/nu - ta*row[j]
-					dGi[a*b+j] = dg[a*b+j]/nu - ga*row[j]
-				}
-			}
-			// q = tᵀy_c: dq = y_cᵀ dt + t at the differentiated index.
-			bl.Dgemv(gblas.Trans, n, w, 1, dTi, b, yc, 1, 0, row, 1)
-			for j := 0; j < w; j++ {
-				row[j] += tn[c0+j]
-			}
-			q := kr.q[i]
-			var tr float64
-			for a := 0; a < n; a++ {
-				for j := 0; j < w; j++ {
-					dYh[a*b+j] += tn[a]*row[j] + q*dTi[a*b+j]
-				}
-				if a >= c0 && a < c0+w {
-					tr += dYh[a*b+a-c0]
-				}
 			}
 			out[i+1] += tr
 		}
@@ -214,4 +129,147 @@ func exactDoF(ctx context.Context, bl blas.Float64, op kernelop.Operator, yc []f
 		out[m]++
 	}
 	return out, nil
+}
+
+// exactRun holds the derivatives of the fit's vectors along one block of
+// b directions (n×b, row a = coordinate a) while exactDoF differentiates
+// the fit component by component, and the scratch that goes with them,
+// allocated once for every block.
+type exactRun struct {
+	bl     blas.Float64
+	op     kernelop.Operator
+	yc     []float64
+	kr     *krylov
+	n, b   int
+	dT, dG []float64 // mMax×(n×b): derivatives of the scores t_i and the directions g_i
+	dYh    []float64 // derivative of ŷ after the components so far
+	dR, dt []float64 // derivatives of the residual and of t̃ = K r
+	dg     []float64 // derivative of g before normalisation
+	dc     []float64 // mMax×b: derivatives of the Gram–Schmidt coefficients
+	row    []float64 // b: one derivative per direction
+	// The operator multiplies vectors stored as rows; the directions here
+	// are columns (n×b), so they go through a transposed copy.
+	dRt, dtt []float64
+	t, g, c  []float64 // the fit's t, g and Gram–Schmidt coefficients, redone
+}
+
+func newExactRun(bl blas.Float64, op kernelop.Operator, yc []float64, kr *krylov, mMax, b int) *exactRun {
+	n := op.N()
+	return &exactRun{
+		bl: bl, op: op, yc: yc, kr: kr, n: n, b: b,
+		dT:  make([]float64, mMax*n*b),
+		dG:  make([]float64, mMax*n*b),
+		dYh: make([]float64, n*b),
+		dR:  make([]float64, n*b),
+		dt:  make([]float64, n*b),
+		dg:  make([]float64, n*b),
+		dc:  make([]float64, mMax*b),
+		row: make([]float64, b),
+		dRt: make([]float64, b*n),
+		dtt: make([]float64, b*n),
+		t:   make([]float64, n),
+		g:   make([]float64, n),
+		c:   make([]float64, mMax),
+	}
+}
+
+// component differentiates component i+1 of the fit along the w
+// directions e_{c0}.. and returns its share of the trace of ∂ŷ/∂y over
+// them: each component's derivatives rest on those of the earlier ones,
+// so the components of a block go in order.
+func (e *exactRun) component(ctx context.Context, i, c0, w int) (float64, error) {
+	bl, kr, n, b := e.bl, e.kr, e.n, e.b
+	if err := e.residualProduct(ctx, c0, w); err != nil {
+		return 0, err
+	}
+	copy(e.dg, e.dR)
+	copy(e.t, kr.ktr[i*n:(i+1)*n])
+	copy(e.g, kr.r[i*n:(i+1)*n])
+	for pass := 0; pass < 2 && i > 0; pass++ {
+		e.orthogonalise(i, w)
+	}
+	// Normalise: t/ν with dν = tᵀdt/ν.
+	t, g, dt, dg, row := e.t, e.g, e.dt, e.dg, e.row
+	nu := bl.Dnrm2(n, t, 1)
+	bl.Dgemv(gblas.Trans, n, w, 1/nu, dt, b, t, 1, 0, row, 1) // row = dν
+	tn := kr.t[i*n : (i+1)*n]
+	dTi := e.dT[i*n*b : (i+1)*n*b]
+	dGi := e.dG[i*n*b : (i+1)*n*b]
+	for a := 0; a < n; a++ {
+		ta, ga := t[a]/(nu*nu), g[a]/(nu*nu)
+		for j := 0; j < w; j++ {
+			dTi[a*b+j] = dt[a*b+j]/nu - ta*row[j]
+			dGi[a*b+j] = dg[a*b+j]/nu - ga*row[j]
+		}
+	}
+	// q = tᵀy_c: dq = y_cᵀ dt + t at the differentiated index.
+	bl.Dgemv(gblas.Trans, n, w, 1, dTi, b, e.yc, 1, 0, row, 1)
+	for j := 0; j < w; j++ {
+		row[j] += tn[c0+j]
+	}
+	q := kr.q[i]
+	var tr float64
+	for a := 0; a < n; a++ {
+		for j := 0; j < w; j++ {
+			e.dYh[a*b+j] += tn[a]*row[j] + q*dTi[a*b+j]
+		}
+		if a >= c0 && a < c0+w {
+			tr += e.dYh[a*b+a-c0]
+		}
+	}
+	return tr, nil
+}
+
+// residualProduct sets dR = E − dŶ and dt = K dR, the derivative of
+// t̃ = K r, with one block product.
+func (e *exactRun) residualProduct(ctx context.Context, c0, w int) error {
+	n, b := e.n, e.b
+	for a := 0; a < n; a++ {
+		for j := 0; j < w; j++ {
+			v := -e.dYh[a*b+j]
+			if a == c0+j {
+				v++
+			}
+			e.dR[a*b+j] = v
+		}
+	}
+	for a := 0; a < n; a++ {
+		for j := 0; j < w; j++ {
+			e.dRt[j*n+a] = e.dR[a*b+j]
+		}
+	}
+	if err := e.op.Mul(ctx, e.dtt, e.dRt, w); err != nil {
+		return err
+	}
+	for a := 0; a < n; a++ {
+		for j := 0; j < w; j++ {
+			e.dt[a*b+j] = e.dtt[j*n+a]
+		}
+	}
+	return nil
+}
+
+// orthogonalise is one Gram–Schmidt pass of t (and g alongside) against
+// the first i scores, with its derivative: the fit makes two such passes,
+// and the derivative must follow the same arithmetic.
+func (e *exactRun) orthogonalise(i, w int) {
+	bl, kr, n, b := e.bl, e.kr, e.n, e.b
+	t, g, dt, dg, dc, row := e.t, e.g, e.dt, e.dg, e.dc, e.row
+	// c_l = t_lᵀ t; dc_l = tᵀ dT_l + t_lᵀ dt.
+	cc := e.c[:i]
+	bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, cc, 1)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, i, w, n, 1, kr.t, n, dt, b, 0, dc, b)
+	for l := 0; l < i; l++ {
+		bl.Dgemv(gblas.Trans, n, w, 1, e.dT[l*n*b:], b, t, 1, 0, row, 1)
+		bl.Daxpy(w, 1, row, 1, dc[l*b:], 1)
+	}
+	// t −= Σ c_l t_l; dt −= Σ t_l dc_l + c_l dT_l (and the same for g).
+	bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, cc, 1, 1, t, 1)
+	bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, cc, 1, 1, g, 1)
+	bl.Dgemm(gblas.Trans, gblas.NoTrans, n, w, i, -1, kr.t, n, dc, b, 1, dt, b)
+	bl.Dgemm(gblas.Trans, gblas.NoTrans, n, w, i, -1, kr.g, n, dc, b, 1, dg, b)
+	for l := 0; l < i; l++ {
+		bl.Daxpy(n*b, -cc[l], e.dT[l*n*b:(l+1)*n*b], 1, dt, 1)
+		bl.Daxpy(n*b, -cc[l], e.dG[l*n*b:(l+1)*n*b], 1, dg, 1)
+	}
 }
