@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-
 )
 
 // Defaults of SelectOptions.
