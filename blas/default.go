@@ -12,10 +12,9 @@ import (
 var ErrUnavailable = errors.New("blas: backend not available in this build")
 
 // Default returns the pure-Go backend "go", also in a build with the
-// openblas tag: it is as fast as OpenBLAS or faster for every operation
-// kpls measures (README, "Backends and performance": K·v 5.0 against
-// 5.4 ms, K times 17 vectors 33 against 65 ms, the default select 2.3
-// against 3.7 s), so OpenBLAS is chosen by name (ByName("openblas"),
+// openblas tag: it was as fast as OpenBLAS or faster for every operation
+// kpls measures (the figures and their commands: README, "Backends and
+// performance"), so OpenBLAS is chosen by name (ByName("openblas"),
 // kpls --backend openblas), never by the build alone.
 func Default() Float64 { return PureGo() }
 

@@ -46,15 +46,14 @@ func (s Stats) Score(c Criterion) float64 {
 	return math.NaN()
 }
 
-// ParseCriterion accepts cv, gcv, gmdl, aic or bic (any case); empty
-// gives GMDL.
+// ParseCriterion accepts cv, gcv, gmdl, aic or bic (any case). Empty
+// stays empty: an empty criterion means the default of whatever takes it
+// (see Criterion).
 func ParseCriterion(s string) (Criterion, error) {
 	c := Criterion(strings.ToLower(s))
 	switch c {
-	case GMDL, AIC, BIC, GCV, CV:
+	case GMDL, AIC, BIC, GCV, CV, "":
 		return c, nil
-	case "":
-		return GMDL, nil
 	}
 	return "", fmt.Errorf("%w: unknown criterion %q (want cv, gcv, gmdl, aic or bic)", ErrBadOption, s)
 }

@@ -29,7 +29,12 @@ const (
 	DoFNone DoFMethod = "none"
 )
 
-// Criterion names a model-selection criterion.
+// Criterion names a model-selection criterion. Empty means the default,
+// by one rule: the best criterion the call can compute. Select refits on
+// folds, so its default is CV (DefaultCriterion, which came closest to
+// cross-validated kernel ridge on held-out data); Fit has one fit and no
+// refits, so its default is GCV (DefaultFitCriterion), the closest to CV
+// among the criteria that need only the DoF.
 type Criterion string
 
 const (

@@ -176,6 +176,9 @@ func DoFAndCriterionVersusM(path, criterion string, panels []DoFPanel) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
+	if crit == "" {
+		crit = kpls.GMDL // the paper's Figure 1
+	}
 	if err := checkPanels(panels); err != nil {
 		return err
 	}
