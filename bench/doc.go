@@ -2,7 +2,8 @@
 // (Gram) matrix construction, the symmetric matrix–vector product that
 // dominates each KPLS component, the block products of the DoF and bands,
 // with the memory read bandwidth they are limited by, and whole fits. It
-// has no non-test code. `kpls bench` runs the paper's runtime experiment.
+// has no non-test code. `kpls-lab bench` runs the paper's runtime
+// experiment; lab/ holds the accuracy studies and evaluation harnesses.
 //
 // Run, for example:
 //

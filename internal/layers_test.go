@@ -41,23 +41,34 @@ func inInternal(dir string) bool {
 	return dir == "internal" || strings.HasPrefix(dir, "internal/") || strings.Contains(dir, "/internal/") || strings.HasSuffix(dir, "/internal")
 }
 
+// inCLI reports whether dir holds what the commands share (internal/cli):
+// under internal/ only so that both commands may import it, and a floor of
+// its own, above the library it drives.
+func inCLI(dir string) bool { return under(dir, "internal/cli") }
+
 var rules = []rule{
 	{
 		why:       "internal/ is the ground floor: kernels the library stands on, not users of it",
-		applies:   inInternal,
+		applies:   func(d string) bool { return inInternal(d) && !inCLI(d) },
 		tests:     true,
-		forbidden: []string{"kpls", "lab", "plots", "cmd", "examples", "bench"},
+		forbidden: []string{"kpls", "internal/cli", "lab", "plots", "cmd", "examples", "bench"},
+	},
+	{
+		why:       "internal/cli is what the commands share: it drives the library, below the experiments and commands that use it",
+		applies:   inCLI,
+		tests:     true,
+		forbidden: []string{"lab", "plots", "cmd", "examples", "bench"},
 	},
 	{
 		why:       "plots only draws: the experiments that compute its data live in lab/ and use it, not the other way round",
 		applies:   func(d string) bool { return under(d, "plots") },
 		tests:     true,
-		forbidden: []string{"lab", "cmd", "examples", "bench"},
+		forbidden: []string{"internal/cli", "lab", "cmd", "examples", "bench"},
 	},
 	{
 		why:       "the library stands on internal/ alone, below the experiments, figures and commands",
 		applies:   func(d string) bool { return under(d, "kpls") || under(d, "blas") },
-		forbidden: []string{"lab", "plots", "cmd", "examples", "bench"},
+		forbidden: []string{"internal/cli", "lab", "plots", "cmd", "examples", "bench"},
 	},
 	{
 		why:       "the experiments sit below the commands that run them",
@@ -169,7 +180,7 @@ func TestLayers(t *testing.T) {
 	for _, f := range files {
 		seen[f.dir] = true
 	}
-	for _, d := range []string{"internal/simd", "internal/gram", "cmd/kpls/internal/dataset", "plots", "kpls", "blas", "lab/sim", "cmd/kpls"} {
+	for _, d := range []string{"internal/simd", "internal/gram", "internal/dataset", "internal/cli", "internal/cli/fitflags", "plots", "kpls", "blas", "lab/sim", "cmd/kpls", "lab/cmd/kpls-lab"} {
 		if !seen[d] {
 			t.Errorf("no Go files found in %s: the check would pass vacuously", d)
 		}
@@ -185,20 +196,28 @@ func TestLayersCatchViolations(t *testing.T) {
 		{dir: "internal/gram", name: "gram.go", imports: []string{"internal/simd"}},
 		{dir: "internal/dofbed", name: "dofbed.go", imports: []string{"kpls"}},
 		{dir: "internal/simd", name: "x_test.go", test: true, imports: []string{"kpls"}},
-		{dir: "cmd/kpls/internal/dataset", name: "dataset.go", imports: []string{"kpls"}},
+		{dir: "internal/dataset", name: "dataset.go", imports: []string{"kpls"}},
+		{dir: "internal/dataset", name: "read.go", imports: []string{"internal/cli"}},
+		{dir: "internal/cli/fitflags", name: "model.go", imports: []string{"kpls", "internal/cli", "internal/dataset"}},
+		{dir: "internal/cli/progress", name: "progress.go", imports: []string{"lab/demodata"}},
+		{dir: "kpls", name: "options.go", imports: []string{"internal/cli"}},
 		{dir: "plots", name: "paper.go", imports: []string{"kpls", "lab/sim"}},
 		{dir: "plots", name: "example_test.go", test: true, imports: []string{"lab/paper"}},
 		{dir: "kpls", name: "fit.go", imports: []string{"plots"}},
 		{dir: "kpls", name: "regimes_test.go", test: true, imports: []string{"lab/dofbed"}},
 		{dir: "lab/paper", name: "paper.go", imports: []string{"kpls", "plots", "lab/sim"}},
-		{dir: "cmd/kpls", name: "data.go", imports: []string{"cmd/kpls/internal/dataset", "lab/demodata"}},
+		{dir: "cmd/kpls", name: "main.go", imports: []string{"internal/cli", "internal/dataset", "lab/demodata"}},
+		{dir: "lab/panel", name: "panel.go", imports: []string{"internal/cli", "lab/sim"}},
 	}
 	got := violations(files)
 	want := []string{
-		"cmd/kpls/internal/dataset/dataset.go imports kpls",
+		"internal/cli/progress/progress.go imports lab/demodata",
+		"internal/dataset/dataset.go imports kpls",
+		"internal/dataset/read.go imports internal/cli",
 		"internal/dofbed/dofbed.go imports kpls",
 		"internal/simd/x_test.go imports kpls",
 		"kpls/fit.go imports plots",
+		"kpls/options.go imports internal/cli",
 		"plots/example_test.go imports lab/paper",
 		"plots/paper.go imports lab/sim",
 	}

@@ -14,6 +14,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/internal/cli/progress"
 	"github.com/kpls-go/kpls/kpls"
 	"github.com/kpls-go/kpls/lab/demodata"
 	"github.com/kpls-go/kpls/lab/sim"
@@ -68,12 +71,12 @@ type testJSON struct {
 }
 
 type pointJSON struct {
-	Row   int `json:"row"` // 1-based row of kin8nm
-	Y     num `json:"y"`
-	Yhat  num `json:"yhat"`
-	SE    num `json:"se"`
-	Lower num `json:"lower"`
-	Upper num `json:"upper"`
+	Row   int     `json:"row"` // 1-based row of kin8nm
+	Y     cli.Num `json:"y"`
+	Yhat  cli.Num `json:"yhat"`
+	SE    cli.Num `json:"se"`
+	Lower cli.Num `json:"lower"`
+	Upper cli.Num `json:"upper"`
 }
 
 type sincJSON struct {
@@ -89,23 +92,63 @@ type sincJSON struct {
 }
 
 type sincDoFJSON struct {
-	M        int `json:"m"`
-	Exact    num `json:"exact"`
-	Lanczos  num `json:"lanczos"`
-	Approx   num `json:"approx"`
-	ApproxSE num `json:"approx_se"`
+	M        int     `json:"m"`
+	Exact    cli.Num `json:"exact"`
+	Lanczos  cli.Num `json:"lanczos"`
+	Approx   cli.Num `json:"approx"`
+	ApproxSE cli.Num `json:"approx_se"`
 }
 
 type sincBandJSON struct {
 	X     float64 `json:"x"`
 	Sinc  float64 `json:"sinc"`
-	Yhat  num     `json:"yhat"`
-	Lower num     `json:"lower"`
-	Upper num     `json:"upper"`
+	Yhat  cli.Num `json:"yhat"`
+	Lower cli.Num `json:"lower"`
+	Upper cli.Num `json:"upper"`
 }
 
-func runDemo(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("demo", "[flags]",
+// demoConfig is a checked `kpls demo` command line, with the kin8nm data.
+type demoConfig struct {
+	c          fitflags.Common
+	rows, test int
+	seed       uint64
+	backend    blas.Float64
+	x, y       []float64 // kin8nm, n×d
+	n, d       int
+	names      []string
+}
+
+func runDemo(ctx context.Context, e *cli.Env, args []string) error {
+	cfg, err := parseDemoFlags(e, args)
+	if err != nil {
+		return err
+	}
+	w := cfg.c.Text(e)
+	prog := cfg.c.NewProgress(e)
+	start := time.Now()
+	var out demoJSON
+	kin, err := cfg.runKin8nm(ctx, prog)
+	if err != nil {
+		return err
+	}
+	out.Kin8nm = kin.doc
+	cfg.renderKin8nm(w, kin)
+	sinc, err := cfg.runSinc(ctx, prog)
+	if err != nil {
+		return err
+	}
+	out.Sinc = sinc.doc
+	renderSinc(w, sinc)
+	out.Seconds = time.Since(start).Seconds()
+	if cfg.c.JSON {
+		return cli.WriteJSON(e.Stdout, out)
+	}
+	fmt.Fprintf(w, "total %.1f s\n", out.Seconds)
+	return nil
+}
+
+func parseDemoFlags(e *cli.Env, args []string) (*demoConfig, error) {
+	fs := cli.NewFlagSet("demo", "[flags]",
 		"Runs the package on built-in data:\n"+
 			"  kin8nm (8192×8, embedded): a seeded random subsample of --rows rows, selection over RBF widths\n"+
 			"  1, 2, 4, 8, 16 (standardised features) by GCV with the approximate DoF (no refits; 10 components,\n"+
@@ -113,101 +156,100 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			"  bands on --test held-out rows;\n"+
 			"  sinc (the paper's simulation, n = 100, raw x): selection over widths 0.01, 0.1, 1 by gMDL, and\n"+
 			"  the exact, Lanczos and approximate DoF side by side for the chosen width.")
-	var c common
-	rows := fs.Int("rows", 2000, "kin8nm training rows, drawn at random (seeded) from the 8192")
-	test := fs.Int("test", 500, "kin8nm held-out rows for the bands' coverage")
-	seed := fs.Uint64("seed", 1, "seed of the kin8nm subsample, the sinc data and the DoF probes")
-	c.register(fs, true)
-	if err := fs.parse(e, args); err != nil {
-		return err
+	cfg := &demoConfig{}
+	fs.IntVar(&cfg.rows, "rows", 2000, "kin8nm training rows, drawn at random (seeded) from the 8192")
+	fs.IntVar(&cfg.test, "test", 500, "kin8nm held-out rows for the bands' coverage")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the kin8nm subsample, the sinc data and the DoF probes")
+	cfg.c.Register(fs, true)
+	if err := fs.Parse(e, args); err != nil {
+		return nil, err
 	}
-	backend, err := c.blasBackend()
-	if err != nil {
-		return err
+	var err error
+	if cfg.backend, err = cfg.c.BLASBackend(); err != nil {
+		return nil, err
 	}
-	x, n, d, y, names := demodata.Kin8nm()
-	switch {
-	case *rows < 10 || *rows > n-1:
-		return usagef("--rows: %d, want 10..%d", *rows, n-1)
-	case *test < 1 || *test > n-*rows:
-		return usagef("--test: %d, want 1..%d (the rows not used for training)", *test, n-*rows)
+	cfg.x, cfg.n, cfg.d, cfg.y, cfg.names = demodata.Kin8nm()
+	switch n := cfg.n; {
+	case cfg.rows < 10 || cfg.rows > n-1:
+		return nil, cli.Usagef("--rows: %d, want 10..%d", cfg.rows, n-1)
+	case cfg.test < 1 || cfg.test > n-cfg.rows:
+		return nil, cli.Usagef("--test: %d, want 1..%d (the rows not used for training)", cfg.test, n-cfg.rows)
 	}
-	w := c.text(e)
-	prog := newProgress(c.progress, e.stderr)
-	start := time.Now()
-	var out demoJSON
+	return cfg, nil
+}
 
-	// kin8nm.
-	rng := rand.New(rand.NewPCG(*seed, 0xd3_0d3))
-	perm := rng.Perm(n)
-	trainIdx, testIdx := perm[:*rows], perm[*rows:*rows+*test]
-	xtr, ytr := pick(x, y, d, trainIdx)
-	xte, yte := pick(x, y, d, testIdx)
-	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: *seed,
-		FeatureNames: names[:d], TargetName: names[d], Backend: backend, Progress: prog.callback()}
-	sel, err := kpls.Select(ctx, mat.NewDense(*rows, d, xtr), ytr,
+// kinRun is the kin8nm part of the demo with what its text needs besides.
+type kinRun struct {
+	doc       kinJSON
+	sel       *kpls.Selection
+	bandSigma float64 // σ̂ of the m the bands use
+}
+
+// runKin8nm selects over the RBF widths on a random subsample and checks
+// the bands on held-out rows.
+func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (*kinRun, error) {
+	start := time.Now()
+	d := cfg.d
+	rng := rand.New(rand.NewPCG(cfg.seed, 0xd3_0d3))
+	perm := rng.Perm(cfg.n)
+	trainIdx, testIdx := perm[:cfg.rows], perm[cfg.rows:cfg.rows+cfg.test]
+	xtr, ytr := pick(cfg.x, cfg.y, d, trainIdx)
+	xte, yte := pick(cfg.x, cfg.y, d, testIdx)
+	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: cfg.seed,
+		FeatureNames: cfg.names[:d], TargetName: cfg.names[d], Backend: cfg.backend, Progress: prog.Callback()}
+	sel, err := kpls.Select(ctx, mat.NewDense(cfg.rows, d, xtr), ytr,
 		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, Criterion: kpls.GCV, MaxComponents: demoKinMaxComponents}, opts)
-	prog.done()
+	prog.Done()
 	if err != nil {
-		return fmt.Errorf("demo kin8nm: %w", err)
+		return nil, fmt.Errorf("demo kin8nm: %w", err)
 	}
-	best := sel.Best
-	m := sel.Model
+	best, m := sel.Best, sel.Model
 	// Bands at the chosen m; where they are not numerically reliable
 	// (the library refuses rather than return them), at the largest
 	// smaller m whose bands are, and the output says so.
 	warns := kpls.Messages(sel.Warnings)
 	bandsM := best.M
-	bands, err := m.PredictBands(ctx, mat.NewDense(*test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+	bands, err := m.PredictBands(ctx, mat.NewDense(cfg.test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
 	first := err
 	for errors.Is(err, kpls.ErrUnreliable) && bandsM > 0 {
 		bandsM--
-		bands, err = m.PredictBands(ctx, mat.NewDense(*test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+		bands, err = m.PredictBands(ctx, mat.NewDense(cfg.test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
 	}
-	prog.done()
+	prog.Done()
 	if err != nil {
-		return fmt.Errorf("demo kin8nm bands: %w", err)
+		return nil, fmt.Errorf("demo kin8nm bands: %w", err)
 	}
 	if bandsM != best.M {
 		warns = append(warns, fmt.Sprintf("bands for the chosen m = %d were refused (%v): shown for m = %d, the largest m below it whose bands are reliable", best.M, first, bandsM))
 	}
-	bandSigma := m.Stats()[bandsM].Sigma
-	k := &out.Kin8nm
-	*k = kinJSON{Rows: *rows, TestRows: *test, Seed: *seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
+	r := &kinRun{sel: sel, bandSigma: m.Stats()[bandsM].Sigma}
+	r.doc = kinJSON{Rows: cfg.rows, TestRows: cfg.test, Seed: cfg.seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
 		Lanczos: demoLanczos, Components: demoComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Warnings: nonNil(warns), Test: coverage(bands, yte, bandSigma, testIdx)}
-	k.Test.M = bandsM
-	k.Seconds = time.Since(start).Seconds()
+		Warnings: cli.NonNil(warns), Test: coverage(bands, yte, r.bandSigma, testIdx)}
+	r.doc.Test.M = bandsM
+	r.doc.Seconds = time.Since(start).Seconds()
+	return r, nil
+}
 
-	fmt.Fprintf(w, "kin8nm: %d of 8192 rows drawn at random (seed %d) for training, %d other rows held out\n", *rows, *seed, *test)
+func (cfg *demoConfig) renderKin8nm(w io.Writer, r *kinRun) {
+	sel, best, t := r.sel, r.sel.Best, r.doc.Test
+	fmt.Fprintf(w, "kin8nm: %d of 8192 rows drawn at random (seed %d) for training, %d other rows held out\n", cfg.rows, cfg.seed, cfg.test)
 	fmt.Fprintf(w, "RBF kernel on standardised features, %d components (extended up to %d), approximate DoF (M = %d Lanczos steps), %s\n\n",
 		demoComponents, demoKinMaxComponents, demoLanczos, sel.Criterion)
 	widthSummary(w, sel)
-	fmt.Fprintf(w, "\nwinner: width %g with m = %d (%s %s, DoF %s, σ̂ %s)\n\n", best.Width(), best.M, sel.Criterion, f(best.Score(sel.Criterion)), f(best.DoF), f(best.Sigma))
-	statsTable(w, m.Stats(), best.M, false, 0)
-	t := k.Test
-	fmt.Fprintf(w, "\n%d held-out rows, %.0f %% bands with m = %d (se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)), first %d:\n", *test, 100*demoLevel, bandsM, len(t.Predictions))
+	fmt.Fprintf(w, "\nwinner: width %g with m = %d (%s %s, DoF %s, σ̂ %s)\n\n", best.Width(), best.M, sel.Criterion, cli.Cell(best.Score(sel.Criterion)), cli.Cell(best.DoF), cli.Cell(best.Sigma))
+	statsTable(w, sel.Model.Stats(), best.M, false, 0)
+	fmt.Fprintf(w, "\n%d held-out rows, %.0f %% bands with m = %d (se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)), first %d:\n", cfg.test, 100*demoLevel, t.M, len(t.Predictions))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "row\ty\tyhat\tse\tlower\tupper\t\n")
 	for _, p := range t.Predictions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Row, f(float64(p.Y)), f(float64(p.Yhat)), f(float64(p.SE)), f(float64(p.Lower)), f(float64(p.Upper)))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Row, cli.Cell(float64(p.Y)), cli.Cell(float64(p.Yhat)), cli.Cell(float64(p.SE)), cli.Cell(float64(p.Lower)), cli.Cell(float64(p.Upper)))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, bandSigma, 100*t.Coverage)
+	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, r.bandSigma, 100*t.Coverage)
 	fmt.Fprintf(w, "inside the prediction interval (se² + σ̂², adds the noise): %.1f %% (nominal %.0f %%)\n", 100*t.PredictionCoverage, 100*demoLevel)
-	printWarnings(w, warns)
-	fmt.Fprintf(w, "(%.1f s)\n\n", k.Seconds)
-
-	// sinc.
-	if err := demoSinc(ctx, w, &out.Sinc, *seed, backend, prog); err != nil {
-		return err
-	}
-	out.Seconds = time.Since(start).Seconds()
-	if c.json {
-		return writeJSON(e.stdout, out)
-	}
-	fmt.Fprintf(w, "total %.1f s\n", out.Seconds)
-	return nil
+	printWarnings(w, r.doc.Warnings)
+	fmt.Fprintf(w, "(%.1f s)\n\n", r.doc.Seconds)
 }
 
 // pick gathers the rows idx of x (·×d) and y.
@@ -237,8 +279,8 @@ func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSO
 			inPred++
 		}
 		if i < demoShow {
-			t.Predictions = append(t.Predictions, pointJSON{Row: rows[i] + 1, Y: num(y[i]), Yhat: num(b.Yhat),
-				SE: num(b.SE), Lower: num(b.Lower), Upper: num(b.Upper)})
+			t.Predictions = append(t.Predictions, pointJSON{Row: rows[i] + 1, Y: cli.Num(y[i]), Yhat: cli.Num(b.Yhat),
+				SE: cli.Num(b.SE), Lower: cli.Num(b.Lower), Upper: cli.Num(b.Upper)})
 		}
 	}
 	n := float64(len(bands))
@@ -262,24 +304,32 @@ func widthSummary(w io.Writer, sel *kpls.Selection) {
 		if r.Width() == sel.Best.Width() {
 			mark = " <= best"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f(r.Width()), valid[r.Width()], r.M, f(r.Score(sel.Criterion)), f(r.RSS), f(r.DoF), f(r.Sigma), mark)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", cli.Cell(r.Width()), valid[r.Width()], r.M, cli.Cell(r.Score(sel.Criterion)), cli.Cell(r.RSS), cli.Cell(r.DoF), cli.Cell(r.Sigma), mark)
 	}
 	tw.Flush()
 }
 
-// demoSinc runs the paper's simulation: selection over widths, then the
+// sincRun is the sinc part of the demo with the selection its text shows.
+type sincRun struct {
+	doc  sincJSON
+	sel  *kpls.Selection
+	seed uint64
+}
+
+// runSinc runs the paper's simulation: selection over widths, then the
 // three DoF methods side by side for the chosen width, and the band.
-func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backend blas.Float64, prog *progress) error {
+func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*sincRun, error) {
+	seed := cfg.seed
 	sd := sim.Sinc(demoSincN, seed)
 	x, ys := sd.Matrix(), sd.Y
 	base := kpls.Options{Components: demoComponents, Lanczos: demoLanczos, RawFeatures: true, Seed: seed,
-		FeatureNames: []string{"x"}, TargetName: "y", Backend: backend, Progress: prog.callback()}
+		FeatureNames: []string{"x"}, TargetName: "y", Backend: cfg.backend, Progress: prog.Callback()}
 	o := base
 	o.DoF = kpls.DoFApprox
 	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths), o)
-	prog.done()
+	prog.Done()
 	if err != nil {
-		return fmt.Errorf("demo sinc: %w", err)
+		return nil, fmt.Errorf("demo sinc: %w", err)
 	}
 	width := sel.Best.Width()
 	fits := map[kpls.DoFMethod]*kpls.Model{kpls.DoFApprox: sel.Model}
@@ -287,17 +337,19 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 		o := base
 		o.DoF, o.Kernel = method, kpls.RBF{Width: width}
 		m, err := kpls.Fit(ctx, x, ys, o)
-		prog.done()
+		prog.Done()
 		if err != nil {
-			return fmt.Errorf("demo sinc, %s DoF: %w", method, err)
+			return nil, fmt.Errorf("demo sinc, %s DoF: %w", method, err)
 		}
 		fits[method] = m
 	}
+	r := &sincRun{sel: sel, seed: seed}
+	s := &r.doc
 	*s = sincJSON{N: demoSincN, Seed: seed, Widths: demoSincWidths, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Selected: map[string]int{}, Warnings: nonNil(kpls.Messages(sel.Warnings))}
+		Selected: map[string]int{}, Warnings: cli.NonNil(kpls.Messages(sel.Warnings))}
 	ex, lz, ap := fits[kpls.DoFExact].Stats(), fits[kpls.DoFLanczos].Stats(), fits[kpls.DoFApprox].Stats()
 	for i := 0; i < min(len(ex), len(lz), len(ap)); i++ {
-		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: num(ex[i].DoF), Lanczos: num(lz[i].DoF), Approx: num(ap[i].DoF), ApproxSE: num(ap[i].DoFSE)})
+		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: cli.Num(ex[i].DoF), Lanczos: cli.Num(lz[i].DoF), Approx: cli.Num(ap[i].DoF), ApproxSE: cli.Num(ap[i].DoFSE)})
 	}
 	for method, m := range fits {
 		s.Selected[string(method)] = m.ComponentsBy(kpls.GMDL)
@@ -310,26 +362,30 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 	grid := []float64{-3, -2, -1, -0.5, 0.5, 1, 2, 3}
 	bands, err := sel.Model.PredictBands(ctx, mat.NewDense(len(grid), 1, grid), sel.Best.M, kpls.BandOptions{Level: demoLevel})
 	if err != nil {
-		return fmt.Errorf("demo sinc bands: %w", err)
+		return nil, fmt.Errorf("demo sinc bands: %w", err)
 	}
 	for i, b := range bands {
-		s.Band = append(s.Band, sincBandJSON{X: grid[i], Sinc: math.Sin(grid[i]) / grid[i], Yhat: num(b.Yhat), Lower: num(b.Lower), Upper: num(b.Upper)})
+		s.Band = append(s.Band, sincBandJSON{X: grid[i], Sinc: math.Sin(grid[i]) / grid[i], Yhat: cli.Num(b.Yhat), Lower: cli.Num(b.Lower), Upper: cli.Num(b.Upper)})
 	}
+	return r, nil
+}
 
-	fmt.Fprintf(w, "sinc: the paper's simulation, n = %d (seed %d): x ~ U(−π, π), y = sin(x)/x + N(0, 0.1²), raw x\n", demoSincN, seed)
+func renderSinc(w io.Writer, r *sincRun) {
+	s, sel := &r.doc, r.sel
+	fmt.Fprintf(w, "sinc: the paper's simulation, n = %d (seed %d): x ~ U(−π, π), y = sin(x)/x + N(0, 0.1²), raw x\n", demoSincN, r.seed)
 	fmt.Fprintf(w, "RBF widths %v, %d components, approximate DoF (M = %d), gMDL\n\n", demoSincWidths, demoComponents, demoLanczos)
 	widthSummary(w, sel)
-	fmt.Fprintf(w, "\nwinner: width %g with m = %d; DoF of that width by method (including the intercept):\n", width, sel.Best.M)
+	fmt.Fprintf(w, "\nwinner: width %g with m = %d; DoF of that width by method (including the intercept):\n", sel.Best.Width(), sel.Best.M)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "m\texact\tlanczos\tapprox\t± se\t\n")
-	for _, r := range s.DoF {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.M, f(float64(r.Exact)), f(float64(r.Lanczos)), f(float64(r.Approx)), f(float64(r.ApproxSE)))
+	for _, d := range s.DoF {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", d.M, cli.Cell(float64(d.Exact)), cli.Cell(float64(d.Lanczos)), cli.Cell(float64(d.Approx)), cli.Cell(float64(d.ApproxSE)))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "gMDL picks m = %d with exact DoF, %d with lanczos, %d with approx\n",
 		s.Selected[string(kpls.DoFExact)], s.Selected[string(kpls.DoFLanczos)], s.Selected[string(kpls.DoFApprox)])
-	for _, r := range s.DoF {
-		if float64(r.Exact) < 1 {
+	for _, d := range s.DoF {
+		if float64(d.Exact) < 1 {
 			fmt.Fprintln(w, "(PLS is not linear in y: its DoF need not grow with m and can fall below 1; σ̂ and the\n criteria use the DoF clipped to [1, n−1])")
 			break
 		}
@@ -339,11 +395,10 @@ func demoSinc(ctx context.Context, w io.Writer, s *sincJSON, seed uint64, backen
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "x\tsin(x)/x\tyhat\tlower\tupper\t\n")
 	for _, b := range s.Band {
-		fmt.Fprintf(tw, "%g\t%s\t%s\t%s\t%s\t\n", b.X, f(b.Sinc), f(float64(b.Yhat)), f(float64(b.Lower)), f(float64(b.Upper)))
+		fmt.Fprintf(tw, "%g\t%s\t%s\t%s\t%s\t\n", b.X, cli.Cell(b.Sinc), cli.Cell(float64(b.Yhat)), cli.Cell(float64(b.Lower)), cli.Cell(float64(b.Upper)))
 	}
 	tw.Flush()
 	printWarnings(w, s.Warnings)
-	return nil
 }
 
 // demoSelect is the demo's search: the RBF widths by gMDL over the

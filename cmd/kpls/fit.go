@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -37,98 +35,145 @@ type fitJSON struct {
 	Model               string          `json:"model,omitempty"`
 }
 
-func runFit(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("fit", "--data F.csv [flags]",
+// fitConfig is a checked `kpls fit` command line.
+type fitConfig struct {
+	mf       fitflags.Model
+	c        fitflags.Common
+	opts     kpls.Options // without the data's names
+	modelOut string
+}
+
+// fitResult is a fit with the names it was given.
+type fitResult struct {
+	m        *kpls.Model
+	features []string
+	target   string
+}
+
+func runFit(ctx context.Context, e *cli.Env, args []string) error {
+	cfg, err := parseFitFlags(e, args)
+	if err != nil {
+		return err
+	}
+	r, err := cfg.run(ctx, e)
+	if err != nil {
+		return err
+	}
+	if cfg.c.JSON {
+		return cfg.renderJSON(e, r)
+	}
+	cfg.renderText(cfg.c.Text(e), r)
+	return nil
+}
+
+func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
+	fs := cli.NewFlagSet("fit", "--data F.csv [flags]",
 		"Fits kernel PLS with up to --components components in one run and reports, for every m,\n"+
 			"the residual sum of squares, degrees of freedom (including the intercept), σ̂, AIC, BIC and gMDL.\n"+
 			"The RBF width can be given as --width w (k = exp(−‖x−z‖²/(2w))) or as --gamma g = 1/(2w);\n"+
 			"--width is also the length scale of the laplacian and Matérn kernels.")
-	var mf modelFlags
-	mf.register(fs, string(kpls.DoFApprox))
-	var c common
+	cfg := &fitConfig{}
+	cfg.mf.Register(fs, string(kpls.DoFApprox))
 	width := fs.Float64("width", 0, "kernel width `w` (> 0): the RBF variance, the laplacian and Matérn length scale; 0 means d/2 for rbf (scikit-learn's gamma = 1/d) and √d for the others")
 	gamma := fs.Float64("gamma", 0, "RBF `gamma` = 1/(2w), instead of --width; 0 means unset")
-	modelOut := fs.String("model", "", "save the fitted model to this `file` for kpls predict")
+	fs.StringVar(&cfg.modelOut, "model", "", "save the fitted model to this `file` for kpls predict")
 	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
-	c.register(fs, true)
-	if err := fs.parse(e, args); err != nil {
-		return err
+	cfg.c.Register(fs, true)
+	if err := fs.Parse(e, args); err != nil {
+		return nil, err
 	}
-	opts, err := mf.options(fs, "exact", "lanczos", "approx", "none")
+	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx", "none")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	criterion, err := kpls.ParseCriterion(*crit)
 	if err != nil || criterion == kpls.CV {
-		return usagef("--criterion: %q, want gcv, bic, aic or gmdl (cross-validation is kpls select --criterion cv)", *crit)
+		return nil, cli.Usagef("--criterion: %q, want gcv, bic, aic or gmdl (cross-validation is kpls select --criterion cv)", *crit)
 	}
 	opts.Criterion = criterion
-	switch {
-	case fs.isSet("width") && fs.isSet("gamma"):
-		return usagef("--width and --gamma both set: give one of them (gamma = 1/(2·width))")
-	case fs.isSet("width") && !(*width > 0 && !math.IsInf(*width, 0)):
-		return usagef("--width: %g, want a positive finite number", *width)
-	case fs.isSet("gamma") && !(*gamma > 0 && !math.IsInf(*gamma, 0)):
-		return usagef("--gamma: %g, want a positive finite number", *gamma)
-	case fs.isSet("gamma") && opts.Kernel != (kpls.RBF{}):
-		return usagef("--gamma applies to --kernel rbf; give --width for %s", opts.Kernel.Name())
+	if opts.Kernel, err = fitKernel(fs, opts.Kernel, *width, *gamma); err != nil {
+		return nil, err
 	}
-	if _, ok := kpls.WidthOf(opts.Kernel); !ok && fs.isSet("width") {
-		return usagef("--kernel %s takes no --width", opts.Kernel.Name())
+	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+		return nil, err
 	}
-	switch {
-	case fs.isSet("gamma"):
-		opts.Kernel = kpls.RBF{Width: 1 / (2 * *gamma)}
-	case fs.isSet("width"):
-		opts.Kernel = kpls.WithWidth(opts.Kernel, *width)
-	}
-	if opts.Backend, err = c.blasBackend(); err != nil {
-		return err
-	}
+	cfg.opts = opts
+	return cfg, nil
+}
 
-	t, err := mf.readTraining(e)
-	if err != nil {
-		return err
+// fitKernel applies --width or --gamma to the kernel of --kernel.
+func fitKernel(fs *cli.FlagSet, k kpls.Kernel, width, gamma float64) (kpls.Kernel, error) {
+	switch {
+	case fs.IsSet("width") && fs.IsSet("gamma"):
+		return nil, cli.Usagef("--width and --gamma both set: give one of them (gamma = 1/(2·width))")
+	case fs.IsSet("width") && !(width > 0 && !math.IsInf(width, 0)):
+		return nil, cli.Usagef("--width: %g, want a positive finite number", width)
+	case fs.IsSet("gamma") && !(gamma > 0 && !math.IsInf(gamma, 0)):
+		return nil, cli.Usagef("--gamma: %g, want a positive finite number", gamma)
+	case fs.IsSet("gamma") && k != (kpls.RBF{}):
+		return nil, cli.Usagef("--gamma applies to --kernel rbf; give --width for %s", k.Name())
 	}
-	x, y, features, err := t.Split(mf.target)
-	if err != nil {
-		return err
+	if _, ok := kpls.WidthOf(k); !ok && fs.IsSet("width") {
+		return nil, cli.Usagef("--kernel %s takes no --width", k.Name())
 	}
+	switch {
+	case fs.IsSet("gamma"):
+		return kpls.RBF{Width: 1 / (2 * gamma)}, nil
+	case fs.IsSet("width"):
+		return kpls.WithWidth(k, width), nil
+	}
+	return k, nil
+}
+
+// run reads the data, fits and saves the model.
+func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
+	t, err := cfg.mf.ReadTraining(e)
+	if err != nil {
+		return nil, err
+	}
+	x, y, features, err := t.Split(cfg.mf.Target)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.opts
 	opts.FeatureNames = features
-	opts.TargetName = targetName(t, mf.target)
+	opts.TargetName = fitflags.TargetName(t, cfg.mf.Target)
 	if opts.DoF == kpls.DoFExact && t.Rows > 3000 {
 		// Cubic: 2·n³·M flops for the forward-mode Jacobian.
 		n, comp := float64(t.Rows), float64(max(opts.Components, kpls.DefaultComponents))
-		fmt.Fprintf(e.stderr, "kpls: the exact DoF is cubic in n: at n = %d with %g components expect about %.0f minutes (--dof approx is quadratic)\n",
-			t.Rows, comp, 2*n*n*n*comp/10e9/60)
+		fmt.Fprintf(e.Stderr, "%s: the exact DoF is cubic in n: at n = %d with %g components expect about %.0f minutes (--dof approx is quadratic)\n",
+			e.Prog, t.Rows, comp, 2*n*n*n*comp/10e9/60)
 	}
-	prog := newProgress(c.progress, e.stderr)
-	opts.Progress = prog.callback()
+	prog := cfg.c.NewProgress(e)
+	opts.Progress = prog.Callback()
 	m, err := kpls.Fit(ctx, mat.NewDense(t.Rows, len(features), x), y, opts)
-	prog.done()
+	prog.Done()
 	if err != nil {
-		return dataErr(mf.data, err)
+		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
-	if *modelOut != "" {
-		if err := saveModel(m, *modelOut); err != nil {
-			return err
+	if cfg.modelOut != "" {
+		if err := saveModel(m, cfg.modelOut); err != nil {
+			return nil, err
 		}
 	}
+	return &fitResult{m: m, features: features, target: opts.TargetName}, nil
+}
 
-	o := m.Options()
-	sel := selectedOf(m)
-	w := c.text(e)
-	if c.json {
-		warnLines(e.stderr, kpls.Messages(m.Warnings()))
-		return writeJSON(e.stdout, fitJSON{
-			Data: mf.data, N: m.N(), D: m.D(), Target: opts.TargetName, Features: features,
-			Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
-			ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
-			Storage: storageOf(m), Warnings: nonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
-			Training: trainingOf(m, sel.M), Model: *modelOut,
-		})
-	}
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, m.N(), m.D(), opts.TargetName)
+func (cfg *fitConfig) renderJSON(e *cli.Env, r *fitResult) error {
+	m, o, sel := r.m, r.m.Options(), selectedOf(r.m)
+	warnLines(e.Stderr, kpls.Messages(m.Warnings()))
+	return cli.WriteJSON(e.Stdout, fitJSON{
+		Data: cfg.mf.Data, N: m.N(), D: m.D(), Target: r.target, Features: r.features,
+		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
+		ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
+		Storage: storageOf(m), Warnings: cli.NonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+		Training: trainingOf(m, sel.M), Model: cfg.modelOut,
+	})
+}
+
+func (cfg *fitConfig) renderText(w io.Writer, r *fitResult) {
+	m, o, sel := r.m, r.m.Options(), selectedOf(r.m)
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.target)
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
 	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
 	fmt.Fprintf(w, "storage    %s\n\n", describeStorage(storageOf(m)))
@@ -136,123 +181,9 @@ func runFit(ctx context.Context, e *env, args []string) error {
 	tr := trainingOf(m, sel.M)
 	fmt.Fprintf(w, "\nselected   m = %d by %s (gcv %d, bic %d, aic %d, gmdl %d); DoF include the intercept\n",
 		sel.M, sel.Criterion, sel.ByCriterion[kpls.GCV], sel.ByCriterion[kpls.BIC], sel.ByCriterion[kpls.AIC], sel.ByCriterion[kpls.GMDL])
-	fmt.Fprintf(w, "training   RMSE %s, R² %s with m = %d\n", f(float64(tr.RMSE)), f(float64(tr.R2)), sel.M)
-	if *modelOut != "" {
-		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, sel.M)
+	fmt.Fprintf(w, "training   RMSE %s, R² %s with m = %d\n", cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), sel.M)
+	if cfg.modelOut != "" {
+		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, sel.M)
 	}
 	printWarnings(w, kpls.Messages(m.Warnings()))
-	return nil
-}
-
-// targetName is the name of the column Split used as the target.
-func targetName(t *dataset.Table, target string) string {
-	if target != "" {
-		return target
-	}
-	return t.Names[t.Cols-1]
-}
-
-func standardized(o kpls.Options) string {
-	if o.RawFeatures {
-		return "raw (--standardize=false)"
-	}
-	return "standardised"
-}
-
-func lanczosNote(d kpls.DoFMethod, steps int) string {
-	if d == kpls.DoFLanczos || d == kpls.DoFApprox {
-		return fmt.Sprintf(" (M = %d Lanczos steps)", steps)
-	}
-	return ""
-}
-
-// storageJSON is how a fit held its kernel matrix.
-type storageJSON struct {
-	Kind        kpls.Storage `json:"kind"`
-	Bytes       int64        `json:"bytes"`        // of the kernel matrix (features: the centred inputs); 0 for matrix-free
-	MemoryLimit int64        `json:"memory_limit"` // the limit it was chosen by
-}
-
-func storageOf(m *kpls.Model) storageJSON {
-	o := m.Options()
-	limit := o.MemoryLimit
-	if limit == 0 {
-		limit = kpls.DefaultMemoryLimit()
-	}
-	s := m.Storage()
-	b := kpls.KernelBytes(s, m.N())
-	switch s {
-	case kpls.StorageFeatures:
-		b = 8 * int64(m.N()) * int64(m.D())
-	case kpls.StorageHybrid:
-		b = min(limit, kpls.KernelBytes(kpls.StorageDense, m.N()))
-	}
-	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
-}
-
-func describeStorage(s storageJSON) string {
-	switch s.Kind {
-	case kpls.StorageMatrixFree:
-		return fmt.Sprintf("matrix-free kernel matrix (recomputed in every product; memory limit %s)", formatBytes(s.MemoryLimit))
-	case kpls.StorageFeatures:
-		return fmt.Sprintf("linear kernel matrix through its centred inputs, %s (memory limit %s)", formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
-	case kpls.StorageHybrid:
-		return fmt.Sprintf("hybrid kernel matrix (%s cached, the rest recomputed in every product; memory limit %s)", formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
-	}
-	return fmt.Sprintf("%s kernel matrix, %s (memory limit %s)", s.Kind, formatBytes(s.Bytes), formatBytes(s.MemoryLimit))
-}
-
-func backendName(o kpls.Options) string {
-	if o.Backend == nil {
-		return "default"
-	}
-	return blas.Name(o.Backend)
-}
-
-// saveModel writes the model to path through a temporary file, so that a
-// failed write never leaves half a model behind.
-func saveModel(m *kpls.Model, path string) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kpls-model-*")
-	if err != nil {
-		return fmt.Errorf("--model: cannot write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--model: writing %s: %w", path, err)
-	}
-	if err := m.Save(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--model: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--model: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--model: cannot write %s: %w", path, err)
-	}
-	return nil
-}
-
-// dataErr says which input a library error is about, pointing at the flag
-// behind options the data cannot support.
-func dataErr(path string, err error) error {
-	var hint string
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.Is(err, kpls.ErrComponents):
-		hint = " (--components)"
-	case errors.Is(err, kpls.ErrWidth), errors.Is(err, kpls.ErrDegenerate):
-		hint = " (--width, --gamma or --widths)"
-	case errors.Is(err, kpls.ErrLevel):
-		hint = " (--level)"
-	case errors.Is(err, kpls.ErrTooLarge):
-		hint = " (--memory-limit, or --storage hybrid or matrix-free)"
-	}
-	return fmt.Errorf("%s: %w%s", path, err, hint)
 }

@@ -10,21 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 )
-
-// readPredictionAll reads every column of a prediction file.
-func readPredictionAll(path string) (*dataset.Table, error) {
-	t, _, err := (&dataFlags{}).readPrediction(path, nil, "")
-	return t, err
-}
 
 // kplsStdin runs the command with stdin reading in.
 func kplsStdin(t *testing.T, in string, args ...string) (int, string, string) {
 	t.Helper()
-	old := stdin
-	stdin = strings.NewReader(in)
-	defer func() { stdin = old }()
+	old := fitflags.Stdin
+	fitflags.Stdin = strings.NewReader(in)
+	defer func() { fitflags.Stdin = old }()
 	return kplsRun(t, args...)
 }
 
@@ -73,10 +67,10 @@ func TestInputFormats(t *testing.T) {
 			}
 		})
 	}
-	old := stdin
-	stdin = strings.NewReader(csv)
+	old := fitflags.Stdin
+	fitflags.Stdin = strings.NewReader(csv)
 	doc, _ := fitJSONDoc(t, "--data", "-")
-	stdin = old
+	fitflags.Stdin = old
 	if doc.N != 30 || doc.Components[1].RSS != want.Components[1].RSS {
 		t.Errorf("stdin: %+v", doc)
 	}
@@ -296,12 +290,12 @@ func BenchmarkPredictWithoutBands(b *testing.B) {
 		b.Fatal("cannot write the data")
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"fit", "--data", train, "--width", "2", "--components", "5", "--dof", "none", "--model", model}, &out, &errb); code != 0 {
+	if code := program.Run(context.Background(), []string{"fit", "--data", train, "--width", "2", "--components", "5", "--dof", "none", "--model", model}, &out, &errb); code != 0 {
 		b.Fatal(errb.String())
 	}
 	for b.Loop() {
 		out.Reset()
-		if code := run(context.Background(), []string{"predict", "--model", model, "--data", pred, "--format", "csv"}, &out, &errb); code != 0 {
+		if code := program.Run(context.Background(), []string{"predict", "--model", model, "--data", pred, "--format", "csv"}, &out, &errb); code != 0 {
 			b.Fatal(errb.String())
 		}
 	}

@@ -107,7 +107,13 @@ func TestKernelsThroughTheCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
-	// select over several kernels, each width kernel on its own default grid.
+}
+
+// TestSelectKernels selects over several kernels from the command line:
+// each width kernel on its own default grid.
+func TestSelectKernels(t *testing.T) {
+	train := writeFile(t, "train.csv", smallCSV(40))
+	sqrt2 := math.Sqrt(2)
 	code, out, stderr := kplsRun(t, "select", "--data", train, "--kernels", "laplacian,matern52,polynomial", "--criterion", "gcv", "--json", "--max-components", "6")
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)

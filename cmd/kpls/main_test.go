@@ -13,16 +13,16 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// kpls runs the command in-process and returns its exit status, stdout
+// kplsRun runs the command in-process and returns its exit status, stdout
 // and stderr.
 func kplsRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb)
+	code := program.Run(context.Background(), args, &out, &errb)
 	if s := errb.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 		t.Errorf("kpls %q: stderr looks like a panic:\n%s", args, s)
 	}
@@ -357,9 +357,9 @@ func TestHelpListsDefaults(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, c := range commands {
-		if !strings.Contains(out, "Usage: kpls "+c.name) {
-			t.Errorf("kpls --help does not list the flags of %s", c.name)
+	for _, c := range program.Commands {
+		if !strings.Contains(out, "Usage: kpls "+c.Name) {
+			t.Errorf("kpls --help does not list the flags of %s", c.Name)
 		}
 	}
 	for _, f := range []string{"--widths", "(default 0.98)", "(default 2000)"} {
@@ -399,36 +399,9 @@ func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"fit", "--data", writeFile(t, "s.csv", smallCSV(30))}, &out, &errb)
-	if code != exitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+	code := program.Run(ctx, []string{"fit", "--data", writeFile(t, "s.csv", smallCSV(30))}, &out, &errb)
+	if code != cli.ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
-	}
-}
-
-func TestReadPredictionShortFiles(t *testing.T) {
-	for _, c := range []struct {
-		content string
-		rows    int
-	}{
-		{"a,b\n1,2\n", 1},
-		{"\uFEFF\"a\", b\r\n1,2\r\n3,4", 2},
-		{"a,b\n1,2\n3,4\n5,6\n", 3},
-	} {
-		tb, err := readPredictionAll(writeFile(t, "p.csv", c.content))
-		if err != nil {
-			t.Fatalf("%q: %v", c.content, err)
-		}
-		if tb.Rows != c.rows || len(tb.Data) != c.rows*2 || tb.Data[0] != 1 || tb.Data[len(tb.Data)-1] != float64(2*c.rows) {
-			t.Errorf("%q: %d rows, data %v", c.content, tb.Rows, tb.Data)
-		}
-	}
-	_, err := readPredictionAll(writeFile(t, "p.csv", "a,b\n1,x\n"))
-	var de *dataset.Error
-	if err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("err = %v (%T), want line 2", err, de)
-	}
-	if _, err := readPredictionAll(writeFile(t, "p.csv", "a,b\n")); err == nil {
-		t.Error("header only accepted")
 	}
 }
 
@@ -487,9 +460,9 @@ func FuzzFitCSV(f *testing.F) {
 		}
 		os.Remove(m)
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), []string{"fit", "--data", p, "--components", comp, "--model", m}, &out, &errb); code == 0 {
+		if code := program.Run(context.Background(), []string{"fit", "--data", p, "--components", comp, "--model", m}, &out, &errb); code == 0 {
 			errb.Reset()
-			run(context.Background(), []string{"predict", "--model", m, "--data", p, "--json"}, &out, &errb)
+			program.Run(context.Background(), []string{"predict", "--model", m, "--data", p, "--json"}, &out, &errb)
 		}
 		if s := errb.String(); strings.Contains(s, "internal error") || strings.Contains(s, "goroutine ") {
 			t.Fatalf("%q: %s", content, s)

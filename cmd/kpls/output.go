@@ -1,64 +1,37 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"text/tabwriter"
 
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// num is a float64 written to JSON as null when it is NaN or infinite
-// (a DoF that could not be computed reliably, its criteria, gMDL = +Inf).
-type num float64
-
-func (v num) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
-// writeJSON writes v as one indented JSON document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// nonNil makes an absent list an empty JSON array.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // componentJSON is one m of a fit (docs/design.md §6).
 type componentJSON struct {
-	M          int  `json:"m"`
-	RSS        num  `json:"rss"`
-	DoF        num  `json:"dof"`
-	DoFClipped num  `json:"dof_clipped"`
-	DoFSE      *num `json:"dof_se,omitempty"`
-	Sigma      num  `json:"sigma"`
-	AIC        num  `json:"aic"`
-	BIC        num  `json:"bic"`
-	GMDL       num  `json:"gmdl"`
-	GCV        num  `json:"gcv"`
+	M          int      `json:"m"`
+	RSS        cli.Num  `json:"rss"`
+	DoF        cli.Num  `json:"dof"`
+	DoFClipped cli.Num  `json:"dof_clipped"`
+	DoFSE      *cli.Num `json:"dof_se,omitempty"`
+	Sigma      cli.Num  `json:"sigma"`
+	AIC        cli.Num  `json:"aic"`
+	BIC        cli.Num  `json:"bic"`
+	GMDL       cli.Num  `json:"gmdl"`
+	GCV        cli.Num  `json:"gcv"`
 }
 
 func componentsJSON(stats []kpls.Stats, method kpls.DoFMethod) []componentJSON {
 	out := make([]componentJSON, len(stats))
 	for i, s := range stats {
-		c := componentJSON{M: s.M, RSS: num(s.RSS), DoF: num(s.DoF), DoFClipped: num(s.DoFClipped),
-			Sigma: num(s.Sigma), AIC: num(s.AIC), BIC: num(s.BIC), GMDL: num(s.GMDL), GCV: num(s.GCV)}
+		c := componentJSON{M: s.M, RSS: cli.Num(s.RSS), DoF: cli.Num(s.DoF), DoFClipped: cli.Num(s.DoFClipped),
+			Sigma: cli.Num(s.Sigma), AIC: cli.Num(s.AIC), BIC: cli.Num(s.BIC), GMDL: cli.Num(s.GMDL), GCV: cli.Num(s.GCV)}
 		if method == kpls.DoFApprox {
-			se := num(s.DoFSE)
+			se := cli.Num(s.DoFSE)
 			c.DoFSE = &se
 		}
 		out[i] = c
@@ -120,17 +93,6 @@ func selectedOf(m *kpls.Model) selectedJSON {
 		kpls.GMDL: m.ComponentsBy(kpls.GMDL), kpls.AIC: m.ComponentsBy(kpls.AIC), kpls.BIC: m.ComponentsBy(kpls.BIC), kpls.GCV: m.ComponentsBy(kpls.GCV)}}
 }
 
-// f formats a number for the tables: "—" for an unknown value.
-func f(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "—"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
-}
-
 // statsTable writes one row per m, marking the row mark.
 func statsTable(w io.Writer, stats []kpls.Stats, mark int, withWidth bool, width float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -140,13 +102,13 @@ func statsTable(w io.Writer, stats []kpls.Stats, mark int, withWidth bool, width
 	fmt.Fprint(tw, "m\tRSS\tDoF\tsigma\tAIC\tBIC\tgMDL\t\n")
 	for _, s := range stats {
 		if withWidth {
-			fmt.Fprintf(tw, "%s\t", f(width))
+			fmt.Fprintf(tw, "%s\t", cli.Cell(width))
 		}
 		star := ""
 		if s.M == mark {
 			star = " *"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.M, f(s.RSS), f(s.DoF), f(s.Sigma), f(s.AIC), f(s.BIC), f(s.GMDL), star)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.M, cli.Cell(s.RSS), cli.Cell(s.DoF), cli.Cell(s.Sigma), cli.Cell(s.AIC), cli.Cell(s.BIC), cli.Cell(s.GMDL), star)
 	}
 	tw.Flush()
 }
@@ -167,4 +129,61 @@ func warnLines(w io.Writer, warns []string) {
 	for _, s := range warns {
 		fmt.Fprintln(w, "kpls: warning: "+s)
 	}
+}
+
+func standardized(o kpls.Options) string {
+	if o.RawFeatures {
+		return "raw (--standardize=false)"
+	}
+	return "standardised"
+}
+
+func lanczosNote(d kpls.DoFMethod, steps int) string {
+	if d == kpls.DoFLanczos || d == kpls.DoFApprox {
+		return fmt.Sprintf(" (M = %d Lanczos steps)", steps)
+	}
+	return ""
+}
+
+// storageJSON is how a fit held its kernel matrix.
+type storageJSON struct {
+	Kind        kpls.Storage `json:"kind"`
+	Bytes       int64        `json:"bytes"`        // of the kernel matrix (features: the centred inputs); 0 for matrix-free
+	MemoryLimit int64        `json:"memory_limit"` // the limit it was chosen by
+}
+
+func storageOf(m *kpls.Model) storageJSON {
+	o := m.Options()
+	limit := o.MemoryLimit
+	if limit == 0 {
+		limit = kpls.DefaultMemoryLimit()
+	}
+	s := m.Storage()
+	b := kpls.KernelBytes(s, m.N())
+	switch s {
+	case kpls.StorageFeatures:
+		b = 8 * int64(m.N()) * int64(m.D())
+	case kpls.StorageHybrid:
+		b = min(limit, kpls.KernelBytes(kpls.StorageDense, m.N()))
+	}
+	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
+}
+
+func describeStorage(s storageJSON) string {
+	switch s.Kind {
+	case kpls.StorageMatrixFree:
+		return fmt.Sprintf("matrix-free kernel matrix (recomputed in every product; memory limit %s)", fitflags.FormatBytes(s.MemoryLimit))
+	case kpls.StorageFeatures:
+		return fmt.Sprintf("linear kernel matrix through its centred inputs, %s (memory limit %s)", fitflags.FormatBytes(s.Bytes), fitflags.FormatBytes(s.MemoryLimit))
+	case kpls.StorageHybrid:
+		return fmt.Sprintf("hybrid kernel matrix (%s cached, the rest recomputed in every product; memory limit %s)", fitflags.FormatBytes(s.Bytes), fitflags.FormatBytes(s.MemoryLimit))
+	}
+	return fmt.Sprintf("%s kernel matrix, %s (memory limit %s)", s.Kind, fitflags.FormatBytes(s.Bytes), fitflags.FormatBytes(s.MemoryLimit))
+}
+
+func backendName(o kpls.Options) string {
+	if o.Backend == nil {
+		return "default"
+	}
+	return blas.Name(o.Backend)
 }

@@ -14,7 +14,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/cmd/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/internal/cli/progress"
+	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -49,12 +52,12 @@ type predictJSON struct {
 
 // predictionJSON is one prediction; se, lower and upper only with bands.
 type predictionJSON struct {
-	ID      string `json:"id,omitempty"`
-	Yhat    num    `json:"yhat"`
-	SE      *num   `json:"se,omitempty"`
-	Lower   *num   `json:"lower,omitempty"`
-	Upper   *num   `json:"upper,omitempty"`
-	Outside bool   `json:"outside"`
+	ID      string   `json:"id,omitempty"`
+	Yhat    cli.Num  `json:"yhat"`
+	SE      *cli.Num `json:"se,omitempty"`
+	Lower   *cli.Num `json:"lower,omitempty"`
+	Upper   *cli.Num `json:"upper,omitempty"`
+	Outside bool     `json:"outside"`
 }
 
 // extrapJSON says how "outside" was decided.
@@ -66,18 +69,53 @@ type extrapJSON struct {
 
 // targetJSON compares the predictions with a target column in the file.
 type targetJSON struct {
-	Name     string `json:"name"`
-	RMSE     num    `json:"rmse"`
-	R2       num    `json:"r2"`
-	Coverage *num   `json:"coverage,omitempty"` // share of targets inside the band; with bands only
+	Name     string   `json:"name"`
+	RMSE     cli.Num  `json:"rmse"`
+	R2       cli.Num  `json:"r2"`
+	Coverage *cli.Num `json:"coverage,omitempty"` // share of targets inside the band; with bands only
 }
 
 // defaultComponents is the m a model predicts with unless told otherwise:
 // the choice kpls select or fit recorded in it.
 func defaultComponents(m *kpls.Model) int { return m.Chosen().M }
 
-func runPredict(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("predict", "--model MODEL --data F.csv [flags]",
+// predictConfig is a checked `kpls predict` command line.
+type predictConfig struct {
+	c           fitflags.Common
+	df          fitflags.Input
+	modelPath   string
+	data        string
+	comp        int // -1: the model's recorded choice
+	withBands   bool
+	level       float64
+	noIntercept bool
+	output      string
+	form        string // csv, json or table
+}
+
+// predictResult is the predictions of the rows of t, with the target
+// column y when the file has it.
+type predictResult struct {
+	m   *kpls.Model
+	t   *dataset.Table
+	y   []float64
+	doc predictJSON
+}
+
+func runPredict(ctx context.Context, e *cli.Env, args []string) error {
+	cfg, err := parsePredictFlags(e, args)
+	if err != nil {
+		return err
+	}
+	r, err := cfg.run(ctx, e)
+	if err != nil {
+		return err
+	}
+	return cfg.render(e, r)
+}
+
+func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
+	fs := cli.NewFlagSet("predict", "--model MODEL --data F.csv [flags]",
 		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model). Feature\n"+
 			"columns are matched by name; other columns are ignored unread. A target column in F.csv is not\n"+
 			"used for prediction: RMSE and R² (and with bands the coverage) are reported against it.\n"+
@@ -86,90 +124,107 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 			"cost O(n·d) per point). The bands measure variance only: they do not cover bias, nor\n"+
 			"extrapolation. Points outside the training data's reach are flagged (\"outside\") and counted\n"+
 			"in a warning.")
-	var c common
-	var df dataFlags
-	modelPath := fs.String("model", "", "model `file` written by kpls fit --model (required)")
-	data := fs.String("data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
-	comp := fs.Int("components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
+	cfg := &predictConfig{}
+	fs.StringVar(&cfg.modelPath, "model", "", "model `file` written by kpls fit --model (required)")
+	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
+	fs.IntVar(&cfg.comp, "components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
 	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
-	level := fs.Float64("level", 0.98, "confidence level of the bands, in (0, 1); setting it implies --bands")
-	noIntercept := fs.Bool("no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
-	output := fs.String("output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
+	fs.Float64Var(&cfg.level, "level", 0.98, "confidence level of the bands, in (0, 1); setting it implies --bands")
+	fs.BoolVar(&cfg.noIntercept, "no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
+	fs.StringVar(&cfg.output, "output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
 	format := fs.String("format", "", "predictions format: csv, json or table; empty means json with --json, else from --output's extension, else table")
-	df.register(fs, false)
-	c.register(fs, false)
-	if err := fs.parse(e, args); err != nil {
-		return err
+	cfg.df.Register(fs, false)
+	cfg.c.Register(fs, false)
+	if err := fs.Parse(e, args); err != nil {
+		return nil, err
 	}
-	withBands := *bands || fs.isSet("level")
+	cfg.withBands = *bands || fs.IsSet("level")
 	switch {
-	case *modelPath == "":
-		return usagef("predict: --model is required")
-	case *data == "":
-		return usagef("predict: --data is required")
-	case !(*level > 0 && *level < 1):
-		return usagef("--level: %g, want a number strictly between 0 and 1", *level)
-	case fs.isSet("components") && *comp < 0:
-		return usagef("--components: %d, want at least 0", *comp)
-	case *noIntercept && !withBands:
-		return usagef("--no-intercept-variance applies to bands: add --bands or --level")
+	case cfg.modelPath == "":
+		return nil, cli.Usagef("predict: --model is required")
+	case cfg.data == "":
+		return nil, cli.Usagef("predict: --data is required")
+	case !(cfg.level > 0 && cfg.level < 1):
+		return nil, cli.Usagef("--level: %g, want a number strictly between 0 and 1", cfg.level)
+	case fs.IsSet("components") && cfg.comp < 0:
+		return nil, cli.Usagef("--components: %d, want at least 0", cfg.comp)
+	case cfg.noIntercept && !cfg.withBands:
+		return nil, cli.Usagef("--no-intercept-variance applies to bands: add --bands or --level")
 	}
-	form, err := outputFormat(*format, *output, c.json)
-	if err != nil {
-		return err
+	var err error
+	if cfg.form, err = outputFormat(*format, cfg.output, cfg.c.JSON); err != nil {
+		return nil, err
 	}
+	return cfg, nil
+}
 
-	m, err := loadModel(*modelPath)
+// run loads the model, reads the points and predicts them.
+func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, error) {
+	m, err := loadModel(cfg.modelPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	m0 := *comp
-	if !fs.isSet("components") {
+	m0 := cfg.comp
+	if m0 < 0 {
 		m0 = defaultComponents(m)
 	}
 	if m0 > m.Components() {
-		return usagef("--components: %d, the model has 0..%d valid components", m0, m.Components())
+		return nil, cli.Usagef("--components: %d, the model has 0..%d valid components", m0, m.Components())
 	}
 	o := m.Options()
 	features := o.FeatureNames
 	if len(features) != m.D() {
 		features = nil
 	}
-	t, hasTarget, err := df.readPrediction(*data, features, o.TargetName)
+	t, hasTarget, err := cfg.df.ReadPrediction(cfg.data, features, o.TargetName)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	df.note(e.stderr, t)
+	cfg.df.Note(e, t)
 	x, y, err := modelColumns(t, features, o.TargetName, hasTarget, m.D())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	xm := mat.NewDense(t.Rows, m.D(), x)
-
-	var bs []kpls.Band
-	if withBands {
-		prog := newProgress(c.progress, e.stderr)
-		bs, err = predictBands(ctx, m, xm, m0, kpls.BandOptions{Level: *level, NoIntercept: *noIntercept}, prog)
-		prog.done()
-	} else {
-		var yhat []float64
-		if yhat, err = m.Predict(ctx, xm, m0); err == nil {
-			bs = make([]kpls.Band, len(yhat))
-			for i, v := range yhat {
-				bs[i].Yhat = v
-			}
-		}
-	}
+	bs, err := cfg.predict(ctx, e, m, xm, m0)
 	if err != nil {
-		return dataErr(t.File, err)
+		return nil, fitflags.DataErr(t.File, err)
 	}
 	outside, ex, err := extrapolation(m, xm)
 	if err != nil {
-		return dataErr(t.File, err)
+		return nil, fitflags.DataErr(t.File, err)
 	}
+	r := &predictResult{m: m, t: t, y: y}
+	r.doc = cfg.document(m, m0, t, bs, outside, ex)
+	if hasTarget {
+		r.doc.Target = compare(o.TargetName, bs, y, cfg.withBands)
+	}
+	return r, nil
+}
 
-	warns := nonNil(kpls.Messages(m.Warnings()))
-	if withBands && math.IsNaN(m.Stats()[m0].Sigma) {
+// predict returns the predictions of x with m0 components, with bands
+// when asked for (the others zero).
+func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, m0 int) ([]kpls.Band, error) {
+	if cfg.withBands {
+		prog := cfg.c.NewProgress(e)
+		defer prog.Done()
+		return predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, prog)
+	}
+	yhat, err := m.Predict(ctx, x, m0)
+	if err != nil {
+		return nil, err
+	}
+	bs := make([]kpls.Band, len(yhat))
+	for i, v := range yhat {
+		bs[i].Yhat = v
+	}
+	return bs, nil
+}
+
+// document gathers the predictions and the warnings about them.
+func (cfg *predictConfig) document(m *kpls.Model, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, ex extrapJSON) predictJSON {
+	warns := cli.NonNil(kpls.Messages(m.Warnings()))
+	if cfg.withBands && math.IsNaN(m.Stats()[m0].Sigma) {
 		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
 	}
 	if ex.Outside > 0 {
@@ -178,55 +233,54 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 			first++
 		}
 		warns = append(warns, fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
-			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(withBands)))
+			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(cfg.withBands)))
 	}
 	if len(t.Dropped) > 0 && t.IDs == nil {
 		warns = append(warns, fmt.Sprintf("--drop-missing dropped %d rows, so row numbers do not match the file's: give --id to carry an identifier", len(t.Dropped)))
 	}
-
-	doc := predictJSON{Model: *modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: df.id, Components: m0,
-		Bands: withBands, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
-	if withBands {
-		iv := !*noIntercept
-		doc.Level, doc.InterceptVariance = level, &iv
+	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: m0,
+		Bands: cfg.withBands, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
+	if cfg.withBands {
+		iv := !cfg.noIntercept
+		doc.Level, doc.InterceptVariance = &cfg.level, &iv
 	}
 	for i, b := range bs {
-		p := predictionJSON{Yhat: num(b.Yhat), Outside: outside[i]}
+		p := predictionJSON{Yhat: cli.Num(b.Yhat), Outside: outside[i]}
 		if t.IDs != nil {
 			p.ID = t.IDs[i]
 		}
-		if withBands {
-			se, lo, up := num(b.SE), num(b.Lower), num(b.Upper)
+		if cfg.withBands {
+			se, lo, up := cli.Num(b.SE), cli.Num(b.Lower), cli.Num(b.Upper)
 			p.SE, p.Lower, p.Upper = &se, &lo, &up
 		}
 		doc.Predictions[i] = p
 	}
-	if hasTarget {
-		doc.Target = compare(o.TargetName, bs, y, withBands)
-	}
+	return doc
+}
 
-	// The predictions go to --output or stdout; the summary to the text
-	// stream (stderr with --json) or, when stdout holds a CSV or JSON
-	// document, to stderr.
-	w, summary := e.stdout, c.text(e)
+// render writes the predictions to --output or stdout, then the summary:
+// to the text stream (stderr with --json) or, when stdout holds a CSV or
+// JSON document, to stderr.
+func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
+	w, summary := e.Stdout, cfg.c.Text(e)
 	var file *os.File
-	if *output != "" {
-		if file, err = os.Create(*output); err != nil {
+	if cfg.output != "" {
+		if file, err = os.Create(cfg.output); err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
 		defer file.Close()
 		w = file
-	} else if form != "table" {
-		summary = e.stderr
+	} else if cfg.form != "table" {
+		summary = e.Stderr
 	}
-	switch form {
+	switch cfg.form {
 	case "json":
-		warnLines(e.stderr, warns)
-		err = writeJSON(w, doc)
+		warnLines(e.Stderr, r.doc.Warnings)
+		err = cli.WriteJSON(w, r.doc)
 	case "csv":
-		err = writeCSV(w, doc, t, y)
+		err = writeCSV(w, r.doc, r.t, r.y)
 	default:
-		err = writeTable(w, doc, t, y, o.TargetName)
+		err = writeTable(w, r.doc, r.t, r.y, r.m.Options().TargetName)
 	}
 	if err != nil {
 		return fmt.Errorf("writing predictions: %w", err)
@@ -236,28 +290,35 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--output: %w", err)
 		}
 	}
-	if form == "table" && *output == "" {
-		summary = e.stdout
+	if cfg.form == "table" && cfg.output == "" {
+		summary = e.Stdout
 		fmt.Fprintln(summary)
 	}
-	fmt.Fprintf(summary, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", *modelPath, m.N(), m.D(), describeKernel(o.Kernel), m0, m.Components())
-	if withBands {
-		fmt.Fprintf(summary, "bands      %.4g %% confidence for f(x), %s\n", 100**level, interceptNote(*noIntercept))
+	cfg.summary(summary, r)
+	return nil
+}
+
+// summary writes the model, the bands, the output file, the comparison
+// with the target and the warnings.
+func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
+	m, doc := r.m, r.doc
+	fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.Components())
+	if cfg.withBands {
+		fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 	}
-	if *output != "" {
-		fmt.Fprintf(summary, "output     %d predictions (%s) written to %s\n", t.Rows, form, *output)
+	if cfg.output != "" {
+		fmt.Fprintf(w, "output     %d predictions (%s) written to %s\n", r.t.Rows, cfg.form, cfg.output)
 	}
 	if tg := doc.Target; tg != nil {
-		fmt.Fprintf(summary, "target     %q: RMSE %s, R² %s", tg.Name, f(float64(tg.RMSE)), f(float64(tg.R2)))
+		fmt.Fprintf(w, "target     %q: RMSE %s, R² %s", tg.Name, cli.Cell(float64(tg.RMSE)), cli.Cell(float64(tg.R2)))
 		if tg.Coverage != nil {
-			fmt.Fprintf(summary, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
+			fmt.Fprintf(w, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
 		}
-		fmt.Fprintln(summary)
+		fmt.Fprintln(w)
 	}
-	if form != "json" {
-		printWarnings(summary, warns)
+	if cfg.form != "json" {
+		printWarnings(w, doc.Warnings)
 	}
-	return nil
 }
 
 // outputFormat resolves --format, --output and --json.
@@ -266,11 +327,11 @@ func outputFormat(format, output string, asJSON bool) (string, error) {
 	switch form {
 	case "", "csv", "json", "table":
 	default:
-		return "", usagef("--format: %q, want csv, json or table", format)
+		return "", cli.Usagef("--format: %q, want csv, json or table", format)
 	}
 	switch {
 	case asJSON && form != "" && form != "json":
-		return "", usagef("--json and --format %s disagree: give one of them", form)
+		return "", cli.Usagef("--json and --format %s disagree: give one of them", form)
 	case asJSON:
 		return "json", nil
 	case form != "":
@@ -334,11 +395,11 @@ func rowName(t *dataset.Table, i int) string {
 }
 
 // predictBands runs PredictBands in blocks so that progress can be shown.
-func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo kpls.BandOptions, prog *progress) ([]kpls.Band, error) {
+func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo kpls.BandOptions, prog *progress.Reporter) ([]kpls.Band, error) {
 	rows, _ := x.Dims()
 	const block = 512
 	out := make([]kpls.Band, 0, rows)
-	report := prog.callback()
+	report := prog.Callback()
 	for r0 := 0; r0 < rows; r0 += block {
 		r1 := min(rows, r0+block)
 		if report != nil {
@@ -361,20 +422,6 @@ func interceptNote(noIntercept bool) string {
 		return "se² = σ̂²‖H_mᵀk_c(x)‖² (without the intercept's 1/n, as the paper)"
 	}
 	return "se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)"
-}
-
-// loadModel reads a model file, naming it in errors.
-func loadModel(path string) (*kpls.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--model: %w", err)
-	}
-	defer f.Close()
-	m, err := kpls.Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("--model %s: %w", path, err)
-	}
-	return m, nil
 }
 
 // modelColumns splits what readPrediction read into the model's features
@@ -417,12 +464,12 @@ func compare(name string, bands []kpls.Band, y []float64, withBands bool) *targe
 	for _, v := range y {
 		sst += (v - mean) * (v - mean)
 	}
-	t := &targetJSON{Name: name, RMSE: num(math.Sqrt(sse / n)), R2: num(1 - sse/sst)}
+	t := &targetJSON{Name: name, RMSE: cli.Num(math.Sqrt(sse / n)), R2: cli.Num(1 - sse/sst)}
 	if sst == 0 {
-		t.R2 = num(math.NaN())
+		t.R2 = cli.Num(math.NaN())
 	}
 	if withBands {
-		c := num(float64(in) / n)
+		c := cli.Num(float64(in) / n)
 		t.Coverage = &c
 	}
 	return t
@@ -446,7 +493,7 @@ func writeCSV(w io.Writer, doc predictJSON, t *dataset.Table, y []float64) error
 		hdr = append(hdr, doc.Target.Name)
 	}
 	cw.Write(hdr)
-	g := func(v *num) string {
+	g := func(v *cli.Num) string {
 		if v == nil || math.IsNaN(float64(*v)) {
 			return ""
 		}
@@ -487,7 +534,7 @@ func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, tar
 		fmt.Fprintf(tw, "%s\t", target)
 	}
 	fmt.Fprintln(tw)
-	v := func(p *num) string { return f(float64(*p)) }
+	v := func(p *cli.Num) string { return cli.Cell(float64(*p)) }
 	for i, p := range doc.Predictions {
 		id := p.ID
 		if t.IDs == nil {
@@ -498,7 +545,7 @@ func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, tar
 			fmt.Fprintf(tw, "%s\t%s\t%s\t", v(p.SE), v(p.Lower), v(p.Upper))
 		}
 		if y != nil {
-			fmt.Fprintf(tw, "%s\t", f(y[i]))
+			fmt.Fprintf(tw, "%s\t", cli.Cell(y[i]))
 		}
 		if p.Outside {
 			fmt.Fprint(tw, " ! outside")

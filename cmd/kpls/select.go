@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -42,16 +44,16 @@ type rowJSON struct {
 	Kernel     string  `json:"kernel"`
 	Width      float64 `json:"width"`
 	M          int     `json:"m"`
-	RSS        num     `json:"rss"`
-	DoF        num     `json:"dof"`
-	DoFClipped num     `json:"dof_clipped"`
-	Sigma      num     `json:"sigma"`
-	AIC        num     `json:"aic"`
-	BIC        num     `json:"bic"`
-	GMDL       num     `json:"gmdl"`
-	GCV        num     `json:"gcv"`
-	RMSECV     num     `json:"rmsecv"`
-	Q2         num     `json:"q2"`
+	RSS        cli.Num `json:"rss"`
+	DoF        cli.Num `json:"dof"`
+	DoFClipped cli.Num `json:"dof_clipped"`
+	Sigma      cli.Num `json:"sigma"`
+	AIC        cli.Num `json:"aic"`
+	BIC        cli.Num `json:"bic"`
+	GMDL       cli.Num `json:"gmdl"`
+	GCV        cli.Num `json:"gcv"`
+	RMSECV     cli.Num `json:"rmsecv"`
+	Q2         cli.Num `json:"q2"`
 }
 
 type bestJSON struct {
@@ -59,21 +61,21 @@ type bestJSON struct {
 	Width     float64        `json:"width"`
 	M         int            `json:"m"`
 	Criterion kpls.Criterion `json:"criterion"`
-	Score     num            `json:"score"`
-	RSS       num            `json:"rss"`
-	DoF       num            `json:"dof"`
-	Sigma     num            `json:"sigma"`
+	Score     cli.Num        `json:"score"`
+	RSS       cli.Num        `json:"rss"`
+	DoF       cli.Num        `json:"dof"`
+	Sigma     cli.Num        `json:"sigma"`
 }
 
 // trainingJSON is the chosen model's fit to its training data.
 type trainingJSON struct {
-	RMSE num `json:"rmse"`
-	R2   num `json:"r2"`
+	RMSE cli.Num `json:"rmse"`
+	R2   cli.Num `json:"r2"`
 }
 
 func rowOf(r kpls.SelectionRow) rowJSON {
-	return rowJSON{Kernel: r.Kernel.Name(), Width: r.Width(), M: r.M, RSS: num(r.RSS), DoF: num(r.DoF), DoFClipped: num(r.DoFClipped),
-		Sigma: num(r.Sigma), AIC: num(r.AIC), BIC: num(r.BIC), GMDL: num(r.GMDL), GCV: num(r.GCV), RMSECV: num(r.RMSECV), Q2: num(r.Q2)}
+	return rowJSON{Kernel: r.Kernel.Name(), Width: r.Width(), M: r.M, RSS: cli.Num(r.RSS), DoF: cli.Num(r.DoF), DoFClipped: cli.Num(r.DoFClipped),
+		Sigma: cli.Num(r.Sigma), AIC: cli.Num(r.AIC), BIC: cli.Num(r.BIC), GMDL: cli.Num(r.GMDL), GCV: cli.Num(r.GCV), RMSECV: cli.Num(r.RMSECV), Q2: cli.Num(r.Q2)}
 }
 
 func tableJSON(rows []kpls.SelectionRow) []rowJSON {
@@ -86,17 +88,50 @@ func tableJSON(rows []kpls.SelectionRow) []rowJSON {
 
 func bestOf(s *kpls.Selection) bestJSON {
 	b := s.Best
-	return bestJSON{Kernel: b.Kernel.Name(), Width: b.Width(), M: b.M, Criterion: s.Criterion, Score: num(b.Score(s.Criterion)),
-		RSS: num(b.RSS), DoF: num(b.DoF), Sigma: num(b.Sigma)}
+	return bestJSON{Kernel: b.Kernel.Name(), Width: b.Width(), M: b.M, Criterion: s.Criterion, Score: cli.Num(b.Score(s.Criterion)),
+		RSS: cli.Num(b.RSS), DoF: cli.Num(b.DoF), Sigma: cli.Num(b.Sigma)}
 }
 
 func trainingOf(m *kpls.Model, comp int) trainingJSON {
 	rmse, r2 := m.TrainingFit(comp)
-	return trainingJSON{RMSE: num(rmse), R2: num(r2)}
+	return trainingJSON{RMSE: cli.Num(rmse), R2: cli.Num(r2)}
 }
 
-func runSelect(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("select", "--data F.csv [flags]",
+// selectConfig is a checked `kpls select` command line.
+type selectConfig struct {
+	mf       fitflags.Model
+	c        fitflags.Common
+	so       kpls.SelectOptions
+	opts     kpls.Options // without the data's names
+	modelOut string
+}
+
+// selectResult is a selection with the names and the widths it searched.
+type selectResult struct {
+	sel    *kpls.Selection
+	n, d   int
+	target string
+	widths []float64 // every width searched, the default grid as extended
+}
+
+func runSelect(ctx context.Context, e *cli.Env, args []string) error {
+	cfg, err := parseSelectFlags(e, args)
+	if err != nil {
+		return err
+	}
+	r, err := cfg.run(ctx, e)
+	if err != nil {
+		return err
+	}
+	if cfg.c.JSON {
+		return cfg.renderJSON(e, r)
+	}
+	cfg.renderText(cfg.c.Text(e), r)
+	return nil
+}
+
+func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
+	fs := cli.NewFlagSet("select", "--data F.csv [flags]",
 		"Chooses the kernel, the RBF width and the number of components. Each grid point (the RBF widths\n"+
 			"and the linear kernel) is fitted once per fold (--criterion cv, the default: k-fold\n"+
 			"cross-validation) or once to all rows (gcv, bic, aic, gmdl: from the DoF, no refits), and every m\n"+
@@ -104,120 +139,145 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 			"to --max-components. Prints the whole table and saves the chosen model with its choice, which\n"+
 			"kpls predict then uses. Without --widths the grid is d/8, d/4, d/2, d, 2d for d features (on\n"+
 			"standardised features w = d/2 is scikit-learn's default gamma = 1/d).")
-	var mf modelFlags
-	mf.register(fs, string(kpls.DoFApprox))
-	var c common
+	cfg := &selectConfig{}
+	cfg.mf.Register(fs, string(kpls.DoFApprox))
 	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge")
 	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
-	folds := fs.Int("folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
-	maxComp := fs.Int("max-components", kpls.DefaultMaxComponents, "extend the components up to `M` while a choice sits at the largest m fitted")
-	modelOut := fs.String("model", "", "save the chosen model to this `file` for kpls predict")
-	c.register(fs, true)
-	if err := fs.parse(e, args); err != nil {
-		return err
+	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
+	fs.IntVar(&cfg.so.MaxComponents, "max-components", kpls.DefaultMaxComponents, "extend the components up to `M` while a choice sits at the largest m fitted")
+	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
+	cfg.c.Register(fs, true)
+	if err := fs.Parse(e, args); err != nil {
+		return nil, err
 	}
-	opts, err := mf.options(fs, "exact", "lanczos", "approx")
+	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	criterion, err := kpls.ParseCriterion(*crit)
-	if err != nil {
-		return usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
+	so := &cfg.so
+	so.Seed = cfg.mf.Seed
+	if so.Criterion, err = kpls.ParseCriterion(*crit); err != nil {
+		return nil, cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
 	}
-	so := kpls.SelectOptions{Criterion: criterion, Folds: *folds, MaxComponents: *maxComp, Seed: mf.seed}
 	switch {
-	case criterion == kpls.CV && *folds < 2:
-		return usagef("--folds: %d, want at least 2", *folds)
-	case *maxComp < 1:
-		return usagef("--max-components: %d, want at least 1", *maxComp)
-	case fs.isSet("components") && *maxComp < mf.components:
-		return usagef("--max-components %d is below --components %d", *maxComp, mf.components)
+	case so.Criterion == kpls.CV && so.Folds < 2:
+		return nil, cli.Usagef("--folds: %d, want at least 2", so.Folds)
+	case so.MaxComponents < 1:
+		return nil, cli.Usagef("--max-components: %d, want at least 1", so.MaxComponents)
+	case fs.IsSet("components") && so.MaxComponents < cfg.mf.Components:
+		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
-	if fs.isSet("kernel") && fs.isSet("kernels") {
-		return usagef("give --kernel or --kernels, not both")
-	}
-	if fs.isSet("kernel") {
-		so.Kernels = []kpls.Kernel{opts.Kernel}
-	} else {
-		if so.Kernels, err = parseKernels(*kernels, opts.Kernel); err != nil {
-			return err
-		}
+	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
+		return nil, err
 	}
 	opts.Kernel = nil
-	if err := featuresOnlyLinear(opts.Storage, so.Kernels...); err != nil {
-		return err
+	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+		return nil, err
 	}
-	if fs.isSet("widths") {
-		if !slices.ContainsFunc(so.Kernels, func(k kpls.Kernel) bool { _, ok := kpls.WidthOf(k); return ok }) {
-			return usagef("--widths: none of the kernels (%s) has a width", kernelList(so.Kernels))
-		}
-		if so.Widths, err = parseWidths(*widthList); err != nil {
-			return err
-		}
-	}
-	if opts.Backend, err = c.blasBackend(); err != nil {
-		return err
-	}
+	cfg.opts = opts
+	return cfg, nil
+}
 
-	t, err := mf.readTraining(e)
-	if err != nil {
+// selectGrid sets the kernels and widths of so from --kernel, --kernels
+// and --widths.
+func selectGrid(fs *cli.FlagSet, so *kpls.SelectOptions, opts kpls.Options, kernels, widthList string) error {
+	if fs.IsSet("kernel") && fs.IsSet("kernels") {
+		return cli.Usagef("give --kernel or --kernels, not both")
+	}
+	var err error
+	if fs.IsSet("kernel") {
+		so.Kernels = []kpls.Kernel{opts.Kernel}
+	} else if so.Kernels, err = fitflags.ParseKernels(kernels, opts.Kernel); err != nil {
 		return err
 	}
-	x, y, features, err := t.Split(mf.target)
-	if err != nil {
+	if err := fitflags.FeaturesOnlyLinear(opts.Storage, so.Kernels...); err != nil {
 		return err
 	}
-	opts.FeatureNames = features
-	opts.TargetName = targetName(t, mf.target)
-	prog := newProgress(c.progress, e.stderr)
-	opts.Progress = prog.callback()
-	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, so, opts)
-	prog.done()
-	if err != nil {
-		return dataErr(mf.data, err)
-	}
-	if *modelOut != "" {
-		if err := saveModel(sel.Model, *modelOut); err != nil {
+	if fs.IsSet("widths") {
+		if !slices.ContainsFunc(so.Kernels, func(k kpls.Kernel) bool { _, ok := kpls.WidthOf(k); return ok }) {
+			return cli.Usagef("--widths: none of the kernels (%s) has a width", kernelList(so.Kernels))
+		}
+		if so.Widths, err = fitflags.ParseWidths(widthList); err != nil {
 			return err
 		}
 	}
-	if so.Widths == nil {
+	return nil
+}
+
+// run reads the data, selects and saves the chosen model.
+func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, error) {
+	t, err := cfg.mf.ReadTraining(e)
+	if err != nil {
+		return nil, err
+	}
+	x, y, features, err := t.Split(cfg.mf.Target)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.opts
+	opts.FeatureNames = features
+	opts.TargetName = fitflags.TargetName(t, cfg.mf.Target)
+	prog := cfg.c.NewProgress(e)
+	opts.Progress = prog.Callback()
+	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, cfg.so, opts)
+	prog.Done()
+	if err != nil {
+		return nil, fitflags.DataErr(cfg.mf.Data, err)
+	}
+	if cfg.modelOut != "" {
+		if err := saveModel(sel.Model, cfg.modelOut); err != nil {
+			return nil, err
+		}
+	}
+	r := &selectResult{sel: sel, n: t.Rows, d: len(features), target: opts.TargetName, widths: cfg.so.Widths}
+	if r.widths == nil {
 		// The library's default grid, as extended: every width searched.
 		seen := map[float64]bool{}
-		for _, r := range sel.Choices {
-			if w, ok := kpls.WidthOf(r.Kernel); ok && !seen[w] {
+		for _, c := range sel.Choices {
+			if w, ok := kpls.WidthOf(c.Kernel); ok && !seen[w] {
 				seen[w] = true
-				so.Widths = append(so.Widths, w)
+				r.widths = append(r.widths, w)
 			}
 		}
-		slices.Sort(so.Widths)
+		slices.Sort(r.widths)
 	}
-	kernelNames := make([]string, len(so.Kernels))
-	for i, k := range so.Kernels {
-		kernelNames[i] = k.Name()
+	return r, nil
+}
+
+func (cfg *selectConfig) kernelNames() []string {
+	names := make([]string, len(cfg.so.Kernels))
+	for i, k := range cfg.so.Kernels {
+		names[i] = k.Name()
 	}
+	return names
+}
+
+func (cfg *selectConfig) renderJSON(e *cli.Env, r *selectResult) error {
+	sel := r.sel
 	o := sel.Model.Options()
-	w := c.text(e)
-	if c.json {
-		warnLines(e.stderr, kpls.Messages(sel.Warnings))
-		doc := selectJSON{
-			Data: mf.data, N: t.Rows, D: len(features), Target: opts.TargetName, Kernels: kernelNames,
-			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-			Criterion: sel.Criterion, Widths: so.Widths, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: nonNil(kpls.Messages(sel.Warnings)),
-			Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
-			Training: trainingOf(sel.Model, sel.Best.M), Model: *modelOut,
-		}
-		if sel.Criterion == kpls.CV {
-			doc.Folds = *folds
-		}
-		return writeJSON(e.stdout, doc)
+	warnLines(e.Stderr, kpls.Messages(sel.Warnings))
+	doc := selectJSON{
+		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.target, Kernels: cfg.kernelNames(),
+		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
+		Criterion: sel.Criterion, Widths: r.widths, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
+		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
+		Training: trainingOf(sel.Model, sel.Best.M), Model: cfg.modelOut,
 	}
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", mf.data, t.Rows, len(features), opts.TargetName)
-	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(kernelNames, ", "), so.Widths, standardized(o))
+	if sel.Criterion == kpls.CV {
+		doc.Folds = cfg.so.Folds
+	}
+	return cli.WriteJSON(e.Stdout, doc)
+}
+
+func (cfg *selectConfig) renderText(w io.Writer, r *selectResult) {
+	sel := r.sel
+	o := sel.Model.Options()
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, r.n, r.d, r.target)
+	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(cfg.kernelNames(), ", "), r.widths, standardized(o))
 	how := string(sel.Criterion)
 	if sel.Criterion == kpls.CV {
-		how = fmt.Sprintf("%d-fold cross-validation", *folds)
+		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)
 	}
 	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n\n", describeStorage(storageOf(sel.Model)))
@@ -225,35 +285,11 @@ func runSelect(ctx context.Context, e *env, args []string) error {
 	b := sel.Best
 	tr := trainingOf(sel.Model, b.M)
 	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
-		f(b.Score(sel.Criterion)), f(float64(tr.RMSE)), f(float64(tr.R2)), f(b.DoF), f(b.Sigma))
-	if *modelOut != "" {
-		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", *modelOut, b.M)
+		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), cli.Cell(b.Sigma))
+	if cfg.modelOut != "" {
+		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, b.M)
 	}
 	printWarnings(w, kpls.Messages(sel.Warnings))
-	return nil
-}
-
-// parseKernels parses --kernels, a comma-separated list of kernel names;
-// a polynomial kernel takes its degree and offset from poly (the
-// --degree and --offset flags, resolved by modelFlags.options).
-func parseKernels(list string, poly kpls.Kernel) ([]kpls.Kernel, error) {
-	var out []kpls.Kernel
-	for _, name := range strings.Split(list, ",") {
-		k, err := parseKernel("--kernels", strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := k.(kpls.Polynomial); ok {
-			if p, ok := poly.(kpls.Polynomial); ok {
-				k = p
-			}
-		}
-		if slices.ContainsFunc(out, func(o kpls.Kernel) bool { return o.Name() == k.Name() }) {
-			return nil, usagef("--kernels: %s appears twice", k.Name())
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }
 
 func kernelList(ks []kpls.Kernel) string {
@@ -266,7 +302,7 @@ func kernelList(ks []kpls.Kernel) string {
 
 func gridLabel(r kpls.SelectionRow) string {
 	if w, ok := kpls.WidthOf(r.Kernel); ok {
-		return r.Kernel.Name() + " width " + f(w)
+		return r.Kernel.Name() + " width " + cli.Cell(w)
 	}
 	return r.Kernel.Name()
 }
@@ -298,12 +334,12 @@ func selectionTable(w io.Writer, sel *kpls.Selection) {
 		}
 		width := "-"
 		if w, ok := kpls.WidthOf(r.Kernel); ok {
-			width = f(w)
+			width = cli.Cell(w)
 		}
 		if cv {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, f(r.RMSECV), f(r.Q2), f(r.RSS), f(r.DoF), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, cli.Cell(r.RMSECV), cli.Cell(r.Q2), cli.Cell(r.RSS), cli.Cell(r.DoF), mark)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, f(r.RSS), f(r.DoF), f(r.Sigma), f(r.GCV), f(r.AIC), f(r.BIC), f(r.GMDL), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, cli.Cell(r.RSS), cli.Cell(r.DoF), cli.Cell(r.Sigma), cli.Cell(r.GCV), cli.Cell(r.AIC), cli.Cell(r.BIC), cli.Cell(r.GMDL), mark)
 		}
 	}
 	tw.Flush()

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/simd"
 	"github.com/kpls-go/kpls/kpls"
 )
@@ -35,12 +38,22 @@ type versionJSON struct {
 	Float32UpTo int   `json:"float32_up_to_n"`
 }
 
-func runVersion(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("version", "[--json]", "Prints the module version, the Go version, the BLAS backends of this build and the SIMD path in use (chosen with "+simd.EnvVar+").")
+func runVersion(_ context.Context, e *cli.Env, args []string) error {
+	fs := cli.NewFlagSet("version", "[--json]", "Prints the module version, the Go version, the BLAS backends of this build and the SIMD path in use (chosen with "+simd.EnvVar+").")
 	asJSON := fs.Bool("json", false, "write one JSON document to stdout")
-	if err := fs.parse(e, args); err != nil {
+	if err := fs.Parse(e, args); err != nil {
 		return err
 	}
+	v := versionInfo()
+	if *asJSON {
+		return cli.WriteJSON(e.Stdout, v)
+	}
+	renderVersion(e.Stdout, v)
+	return nil
+}
+
+// versionInfo describes this build and machine.
+func versionInfo() versionJSON {
 	v := versionJSON{Module: "github.com/kpls-go/kpls", Version: "(unknown)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
 		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: fmt.Sprintf("%s version %d", kpls.FormatName, kpls.FormatVersion)}
@@ -63,10 +76,10 @@ func runVersion(_ context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, v)
-	}
-	w := e.stdout
+	return v
+}
+
+func renderVersion(w io.Writer, v versionJSON) {
 	fmt.Fprintf(w, "kpls     %s %s\n", v.Module, v.Version)
 	if v.VCS != "" {
 		dirty := ""
@@ -78,7 +91,7 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
 	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d (fits without DoF or with Lanczos DoF), hybrid beyond; the linear kernel as its centred inputs (features) at any n\n",
-		formatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
+		fitflags.FormatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
 	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))
 	switch {
 	case v.SIMDError != "":
@@ -88,7 +101,6 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	default:
 		fmt.Fprintf(w, "\n")
 	}
-	return nil
 }
 
 // largestN is the largest n whose kernel matrix in storage s fits in limit.

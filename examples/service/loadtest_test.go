@@ -24,7 +24,7 @@ import (
 // KPLS_LOADTEST=1, on loopback (httptest binds 127.0.0.1), and every
 // scenario stops by itself after a bounded number of requests or time:
 //
-//	KPLS_LOADTEST=1 go test -run TestLoad -v -timeout 20m ./examples/service
+//	KPLS_LOADTEST=1 go test -run TestLoad -v -timeout 20m .     (in examples/service)
 //
 // It fits the n = 8192, d = 8 model of BenchmarkPredict, then reports
 // throughput and p50/p99 latency for 1- and 1000-point requests with and

@@ -1,6 +1,6 @@
 // Command service serves predictions of a saved kernel PLS model over HTTP.
 //
-//	go run ./examples/service -model model.json -addr 127.0.0.1:8080
+//	go run . -model model.json -addr 127.0.0.1:8080     (in examples/service, a module of its own)
 //
 // POST /predict takes {"x": [[…], …], "components": m, "level": 0.98} (or
 // the points by feature name: {"rows": [{"x1": …, "x2": …}, …]}) and answers

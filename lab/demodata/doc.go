@@ -1,9 +1,9 @@
 // Package demodata holds the real data of `kpls demo` and the experiments:
-// the kin8nm benchmark (8192 rows, 8 features), embedded in the binary, and
-// a reader for the protein set (45,730 rows, 9 features), which is too large
-// to embed and is read from a path (the shared data directory's
-// protein.csv) by the benchmarks. The simulated data sets (the paper's sinc
-// among them) are in lab/sim.
+// the kin8nm benchmark (8192 rows, 8 features), embedded in the binary
+// (gzip-compressed, kin8nm.csv.gz), and a reader for the protein set
+// (45,730 rows, 9 features), which is too large to embed and is read from a
+// path (the shared data directory's protein.csv) by the benchmarks. The
+// simulated data sets (the paper's sinc among them) are in lab/sim.
 //
 // kin8nm comes from the DELVE "kin" family (8 joint angles of a simulated
 // robot arm → distance of the end effector; non-linear, medium noise), the

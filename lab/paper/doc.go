@@ -2,10 +2,10 @@
 // Sugiyama and Braun, "Lanczos Approximations for the Speedup of Kernel
 // Partial Least Squares Regression" (AISTATS 2009): it draws the data
 // (lab/sim, lab/demodata), fits and selects with package kpls, and hands
-// the results to package plots, which only draws. `kpls plot` runs
+// the results to package plots, which only draws. `kpls-lab plot` runs
 // Figures; the images in the repository's docs/ directory come from it:
 //
-//	go run ./cmd/kpls plot --out docs
+//	go run ./lab/cmd/kpls-lab plot --out docs
 //	KPLS_WRITE_DOCS=1 go test ./lab/paper -run TestWriteDocs
 //
 // The seeds are fixed (SeedFigure1, SeedFigure3, SeedKin8nm): equal seeds,

@@ -56,7 +56,7 @@ func TestPinned(t *testing.T) {
 
 // The first point of each generator as drawn before the generators were
 // gathered here (demodata.Sinc, plots.Figure3Data, dofbed.Uniform,
-// dofbed.ScaledData, dofbed.WideData, bench/panel/sim.Friedman1).
+// dofbed.ScaledData, dofbed.WideData, lab/panel/sim.Friedman1).
 const (
 	sincX    = 0.88659361574415008
 	sincY    = 0.94725082517859649

@@ -1,0 +1,243 @@
+package fitflags
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/dataset"
+)
+
+// Stdin is what --data - reads; tests replace it.
+var Stdin io.Reader = os.Stdin
+
+// Input holds the input flags of every command that reads a CSV file
+// through Model.ReadTraining or Input.ReadPrediction.
+type Input struct {
+	Delimiter   string
+	NoHeader    bool
+	Features    string
+	Drop        string
+	ID          string
+	DropMissing bool
+}
+
+// Register adds the input flags; withColumns adds --features and --drop,
+// which only make sense where the features are not fixed by a model.
+func (d *Input) Register(fs *cli.FlagSet, withColumns bool) {
+	fs.StringVar(&d.Delimiter, "delimiter", "", "field delimiter: comma, semicolon or tab (also , ; \\t); empty detects it from the header line")
+	fs.BoolVar(&d.NoHeader, "no-header", false, "the file has no header line: columns are named x1, x2, ..., and y for the last")
+	if withColumns {
+		fs.StringVar(&d.Features, "features", "", "comma-separated feature `columns`; empty means every column but the target, --id and --drop")
+		fs.StringVar(&d.Drop, "drop", "", "comma-separated `columns` to leave out of the features")
+	}
+	fs.StringVar(&d.ID, "id", "", "row identifier `column`: never a feature, carried through to predictions")
+	fs.BoolVar(&d.DropMissing, "drop-missing", false, "drop rows with a missing value (empty, NA, N/A, NaN, null, ?) in a used column, and say how many; without it they are an error")
+}
+
+// open opens path ("-" for standard input, gzip recognised) with the
+// delimiter and header flags.
+func (d *Input) open(path string, minRows int) (*dataset.Reader, error) {
+	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows}
+	switch strings.ToLower(d.Delimiter) {
+	case "":
+	case ",", "comma":
+		o.Delimiter = ','
+	case ";", "semicolon":
+		o.Delimiter = ';'
+	case "\t", `\t`, "tab":
+		o.Delimiter = '\t'
+	default:
+		return nil, cli.Usagef("--delimiter: %q, want comma, semicolon or tab", d.Delimiter)
+	}
+	var r *dataset.Reader
+	var err error
+	if path == "-" {
+		r, err = dataset.NewReader(Stdin, "stdin", o)
+	} else {
+		r, err = dataset.Open(path, o)
+	}
+	return r, d.explain(err)
+}
+
+// explain adds to a data error the flag that would change it.
+func (d *Input) explain(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, dataset.ErrNumericHeader):
+		return fmt.Errorf("%w; give --no-header if the file has none", err)
+	case errors.Is(err, dataset.ErrMissing) && !d.DropMissing:
+		return fmt.Errorf("%w; give --drop-missing to drop rows with missing values", err)
+	case errors.Is(err, dataset.ErrRagged) && d.Delimiter == "":
+		return fmt.Errorf("%w; is the delimiter right? (--delimiter)", err)
+	}
+	return err
+}
+
+// Note reports on stderr the rows dropped for missing values.
+func (d *Input) Note(e *cli.Env, t *dataset.Table) {
+	if len(t.Dropped) == 0 {
+		return
+	}
+	lines := t.Dropped
+	more := ""
+	if len(lines) > 10 {
+		lines, more = lines[:10], ", ..."
+	}
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = fmt.Sprint(l)
+	}
+	word := "lines"
+	if len(t.Dropped) == 1 {
+		word = "line"
+	}
+	fmt.Fprintf(e.Stderr, "%s: --drop-missing: dropped %d of %d rows with missing values (%s %s%s)\n",
+		e.Prog, len(t.Dropped), len(t.Dropped)+t.Rows, word, strings.Join(s, ", "), more)
+}
+
+// list splits a comma-separated list of column names, rejecting empty and
+// repeated entries.
+func list(flag, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "":
+			return nil, cli.Usagef("--%s: empty column name in %q", flag, s)
+		case slices.Contains(out, f):
+			return nil, cli.Usagef("--%s: column %q given twice", flag, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// ReadTraining reads --data for fit and select: the chosen features, then
+// the target as the last column, so that Table.Split(--target) and
+// TargetName work on the result. Columns not chosen are never parsed.
+// Without --target the target is the last column not excluded, and a note
+// on stderr says which.
+func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
+	feats, err := list("features", m.Features)
+	if err != nil {
+		return nil, err
+	}
+	drop, err := list("drop", m.Drop)
+	if err != nil {
+		return nil, err
+	}
+	if feats != nil && drop != nil {
+		return nil, cli.Usagef("--features and --drop both set: give one of them")
+	}
+	r, err := m.open(m.Data, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	names := r.Names()
+	name := m.Data
+	if name == "-" {
+		name = "stdin"
+	}
+	for _, c := range append(append(slices.Clip(drop), feats...), m.ID) {
+		if c != "" && !slices.Contains(names, c) {
+			return nil, unknownColumn(name, names, c)
+		}
+	}
+	excluded := func(c string) bool { return c == m.ID || slices.Contains(drop, c) || slices.Contains(feats, c) }
+	target := m.Target
+	if target == "" {
+		for j := len(names) - 1; j >= 0; j-- {
+			if !excluded(names[j]) {
+				target = names[j]
+				break
+			}
+		}
+		if target == "" {
+			return nil, cli.Usagef("--data %s: no column left for the target", name)
+		}
+		if !m.NoHeader {
+			fmt.Fprintf(e.Stderr, "%s: no --target given: the target is column %q (of %d)\n", e.Prog, target, len(names))
+		}
+	} else if !slices.Contains(names, target) {
+		return nil, unknownColumn(name, names, target)
+	}
+	switch {
+	case target == m.ID:
+		return nil, cli.Usagef("--id %q is also the target", m.ID)
+	case slices.Contains(feats, target):
+		return nil, cli.Usagef("--features: %q is the target", target)
+	case slices.Contains(drop, target):
+		return nil, cli.Usagef("--drop: %q is the target", target)
+	}
+	if feats == nil {
+		for _, c := range names {
+			if c != target && !excluded(c) {
+				feats = append(feats, c)
+			}
+		}
+	}
+	if len(feats) == 0 {
+		return nil, cli.Usagef("--data %s: no feature columns besides the target %q", name, target)
+	}
+	t, err := r.Read(dataset.Columns{Numeric: append(feats, target), ID: m.ID})
+	if err != nil {
+		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
+			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
+		}
+		return nil, m.explain(err)
+	}
+	m.Note(e, t)
+	if err := m.checkLanczos(e, t.Rows, len(feats)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// unknownColumn names a column missing from a file's header.
+func unknownColumn(file string, names []string, c string) error {
+	t := &dataset.Table{File: file, Names: names, Cols: len(names)}
+	_, err := t.Select([]string{c})
+	return err
+}
+
+// ReadPrediction reads the points to predict: the model's features by
+// name (any row count from one), the target column if the file has it,
+// and the --id column. Other columns are never parsed.
+func (d *Input) ReadPrediction(path string, features []string, target string) (t *dataset.Table, hasTarget bool, err error) {
+	r, err := d.open(path, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
+	names := r.Names()
+	cols := dataset.Columns{Numeric: slices.Clone(features), ID: d.ID}
+	if features == nil {
+		// A model saved without names takes every column but the ID, in
+		// file order.
+		cols.Numeric = nil
+	}
+	if target != "" && features != nil && !slices.Contains(features, target) && slices.Contains(names, target) && target != d.ID {
+		cols.Numeric = append(cols.Numeric, target)
+		hasTarget = true
+	}
+	t, err = r.Read(cols)
+	return t, hasTarget, d.explain(err)
+}
+
+// TargetName is the name of the column Table.Split used as the target.
+func TargetName(t *dataset.Table, target string) string {
+	if target != "" {
+		return target
+	}
+	return t.Names[t.Cols-1]
+}

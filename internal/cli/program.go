@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/kpls-go/kpls/internal/simd"
+)
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// Program is a command made of subcommands.
+type Program struct {
+	Name     string // as typed, e.g. "kpls"
+	About    string // one line after the name in the usage
+	Commands []Command
+	Notes    string // the usage's last paragraph (input files, exit status, ...)
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name    string
+	Summary string
+	Run     func(ctx context.Context, e *Env, args []string) error
+}
+
+// Env is what a subcommand writes to, and the program's name for its
+// messages.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Prog           string
+}
+
+// Main runs p on the process's arguments and returns the exit status.
+// The first SIGINT or SIGTERM cancels the context; a second one ends the
+// process even inside work that checks the context rarely.
+func Main(p *Program) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	// A KPLS_SIMD the CPU cannot honour is not silent; "kpls version" says
+	// which path runs instead.
+	if _, err := simd.Requested(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: warning: %v\n", p.Name, err)
+	}
+	code := p.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	return code
+}
+
+// Run executes the command line args (without the program name) and
+// returns the exit status. It never panics: a panic anywhere below is
+// reported as an internal error.
+func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "%s: internal error: %v\n", p.Name, r)
+			code = ExitError
+		}
+	}()
+	if len(args) == 0 {
+		p.usage(stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if name == "help" && len(args) > 1 {
+			return p.Run(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		p.usage(stdout)
+		// Then every command's flags with their defaults.
+		for _, c := range p.Commands {
+			fmt.Fprintf(stdout, "\n%s\n", strings.Repeat("─", 72))
+			c.Run(ctx, &Env{Stdout: stdout, Stderr: io.Discard, Prog: p.Name}, []string{"--help"})
+		}
+		return ExitOK
+	}
+	for _, c := range p.Commands {
+		if c.Name == name {
+			err := c.Run(ctx, &Env{Stdout: stdout, Stderr: stderr, Prog: p.Name}, args[1:])
+			return p.report(ctx, stderr, c.Name, err)
+		}
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q\n\n", p.Name, name)
+	p.usage(stderr)
+	return ExitUsage
+}
+
+// report prints the error of command name and maps it to an exit status.
+func (p *Program) report(ctx context.Context, stderr io.Writer, name string, err error) int {
+	var ue *UsageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		fmt.Fprintf(stderr, "%s: interrupted\n", p.Name)
+		return ExitInterrupted
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s %s --help' for usage.\n", p.Name, ue.msg, p.Name, name)
+		return ExitUsage
+	case errors.Is(err, ErrFlagParse):
+		// The flag package has already printed the problem and the usage.
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", p.Name, clean(err))
+	return ExitError
+}
+
+// clean drops the library's "kpls: " prefixes from an error message, which
+// report prints once in front.
+func clean(err error) string {
+	return strings.ReplaceAll(err.Error(), "kpls: ", "")
+}
+
+func (p *Program) usage(w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n\nUsage:\n  %s <command> [flags]\n\nCommands:\n", p.Name, p.About, p.Name)
+	width := 8
+	for _, c := range p.Commands {
+		width = max(width, len(c.Name)+1)
+	}
+	for _, c := range p.Commands {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.Name, c.Summary)
+	}
+	fmt.Fprintf(w, "\n%s", p.Notes)
+}
