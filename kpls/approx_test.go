@@ -72,7 +72,7 @@ func TestApproxDoFAccuracy(t *testing.T) {
 			}
 			var worst, worstL float64
 			compared, expected := 0, 0
-			for k := 1; k <= m.Components(); k++ {
+			for k := 1; k <= m.ValidComponents(); k++ {
 				want := b.exact(k)
 				got := m.Stats()[k].DoF
 				if math.IsNaN(want) {
@@ -100,8 +100,8 @@ func TestApproxDoFAccuracy(t *testing.T) {
 				}
 			}
 			// Refusals past m = 8 are allowed above; the rest must compare.
-			if m.Components() < 8 || compared == 0 || expected-compared > max(0, m.Components()-8) {
-				t.Errorf("%d components, %d values compared of %d with an exact value", m.Components(), compared, expected)
+			if m.ValidComponents() < 8 || compared == 0 || expected-compared > max(0, m.ValidComponents()-8) {
+				t.Errorf("%d components, %d values compared of %d with an exact value", m.ValidComponents(), compared, expected)
 			}
 			t.Logf("max rel error: approx %.2g, lanczos %.2g", worst, worstL)
 		})
@@ -128,8 +128,8 @@ func TestApproxDoFDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Components() < 8 || c.Components() < 8 {
-		t.Fatalf("%d and %d valid components, want 8", a.Components(), c.Components())
+	if a.ValidComponents() < 8 || c.ValidComponents() < 8 {
+		t.Fatalf("%d and %d valid components, want 8", a.ValidComponents(), c.ValidComponents())
 	}
 	for k := 1; k <= 8; k++ {
 		if math.Float64bits(a.Stats()[k].DoF) != math.Float64bits(b.Stats()[k].DoF) || math.IsNaN(a.Stats()[k].DoF) {

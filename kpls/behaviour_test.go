@@ -168,7 +168,7 @@ func TestBreakdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := m.Components()
+		c := m.ValidComponents()
 		if c < s.MValidMax || c > rank || c >= 30 {
 			t.Errorf("%s: %d valid components; the reference's fit is reliable to %d, the numerical rank of K_c is %d, 30 were asked for", dof, c, s.MValidMax, rank)
 		}
@@ -232,7 +232,7 @@ func TestBreakdown(t *testing.T) {
 		if compared == 0 {
 			t.Errorf("%s: no DoF compared", dof)
 		}
-		if _, err := m.Predict(context.Background(), rc.x, m.Components()+1); !errors.Is(err, ErrComponents) {
+		if _, err := m.Predict(context.Background(), rc.x, m.ValidComponents()+1); !errors.Is(err, ErrComponents) {
 			t.Errorf("prediction past the valid components: %v", err)
 		}
 	}
@@ -430,7 +430,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Components() < 1 {
+	if m.ValidComponents() < 1 {
 		t.Fatal("no components to round-trip")
 	}
 	var buf bytes.Buffer
@@ -442,7 +442,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for comp := 0; comp <= m.Components(); comp++ {
+	for comp := 0; comp <= m.ValidComponents(); comp++ {
 		p1, err := m.Predict(context.Background(), z, comp)
 		if err != nil {
 			t.Fatal(err)

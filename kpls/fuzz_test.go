@@ -157,7 +157,7 @@ func FuzzLoad(f *testing.F) {
 			x.set(0, j, float64(j))
 			x.set(1, j, -0.5)
 		}
-		for _, c := range []int{0, m.Components(), m.ComponentsBy(kpls.GMDL), -1, m.Components() + 1} {
+		for _, c := range []int{0, m.ValidComponents(), m.ComponentsBy(kpls.GMDL), -1, m.ValidComponents() + 1} {
 			p, err := m.Predict(context.Background(), x, c)
 			if err != nil {
 				continue
@@ -267,7 +267,7 @@ func FuzzFit(f *testing.F) {
 			t.Logf("Predict on the training data: %v", err)
 		}
 		if n > 0 {
-			_, _ = m.PredictBands(context.Background(), x.row(0), m.Components(), kpls.BandOptions{})
+			_, _ = m.PredictBands(context.Background(), x.row(0), m.ValidComponents(), kpls.BandOptions{})
 		}
 	})
 }

@@ -229,7 +229,7 @@ func TestOldModelFilesLoad(t *testing.T) {
 		if got := m.Options().Kernel; got != k {
 			t.Errorf("%s: kernel %v, want %v", name, got, k)
 		}
-		p, err := m.Predict(context.Background(), q, m.Components())
+		p, err := m.Predict(context.Background(), q, m.ValidComponents())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -101,14 +101,16 @@ func (m *Model) Storage() Storage { return m.storage }
 func (m *Model) N() int { return m.n }
 func (m *Model) D() int { return m.d }
 
-// Components returns the number of valid components: every m from 0 to
-// it can be used for prediction.
-func (m *Model) Components() int { return m.valid }
+// ValidComponents returns the number of valid components: every m from
+// 0 to it can be used for prediction. It is at most Options.Components,
+// the number asked for, and fewer where the fit stopped early (Stop).
+// The m predictions use by default is Chosen().M.
+func (m *Model) ValidComponents() int { return m.valid }
 
 // LanczosSteps returns the number of Lanczos steps behind the approximate DoF.
 func (m *Model) LanczosSteps() int { return m.lanczos }
 
-// Stats returns the fit statistics for m = 0..Components().
+// Stats returns the fit statistics for m = 0..ValidComponents().
 func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
 
 // Warnings returns what the fit found worth saying (constant features,
@@ -122,7 +124,7 @@ func (m *Model) Stop() Stop { return m.stop }
 
 // ComponentsBy returns the number of components criterion c picks for
 // this model: the first local minimum of its score over m =
-// 0..Components(), not looking past an unknown DoF. For CV it is the
+// 0..ValidComponents(), not looking past an unknown DoF. For CV it is the
 // recorded choice of a model that Select chose by cross-validation, and
 // −1 for any other model. (Select, the function, chooses the kernel, the
 // width and m over a grid.)
@@ -177,7 +179,7 @@ func (m *Model) checkComponents(comp int) error {
 }
 
 // TrainingFit returns the root mean squared error and R² of the fit with
-// comp components on the training data; NaN outside 0..Components().
+// comp components on the training data; NaN outside 0..ValidComponents().
 func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
 	if comp < 0 || comp > m.valid {
 		return math.NaN(), math.NaN()

@@ -115,7 +115,7 @@ type Options struct {
 
 // Progress reports how far long work has come.
 type Progress struct {
-	Stage string  // one of the Stage values
+	Stage Stage   // what the work is doing
 	Width float64 // the width of the kernel being worked on, 0 for kernels without one
 	Done  int
 	Total int
@@ -127,7 +127,7 @@ type Stage string
 // The stages of Fit and Select, in the order they come.
 const (
 	StageSelect Stage = "select" // Select: grid point Done of Total
-	StageCV     Stage = "cv"     // Select: fold Done of Total at one grid point
+	StageCV     Stage = "cv"     // Select: Krylov steps Done of Total of all the folds at one grid point
 	StageKernel Stage = "kernel" // building the kernel matrix
 	StageFit    Stage = "fit"    // Krylov step Done of Total
 	StageDoF    Stage = "dof"    // the degrees of freedom, step Done of Total
@@ -136,7 +136,7 @@ const (
 
 func (o *Options) report(stage Stage, width float64, done, total int) {
 	if o.Progress != nil {
-		o.Progress(Progress{Stage: string(stage), Width: width, Done: done, Total: total})
+		o.Progress(Progress{Stage: stage, Width: width, Done: done, Total: total})
 	}
 }
 

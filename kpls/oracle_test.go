@@ -64,8 +64,8 @@ func refitPredict(t *testing.T, x *mat.Dense, y []float64, o Options, comp int, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Components() < comp {
-		t.Fatalf("refit has %d components, want %d", m.Components(), comp)
+	if m.ValidComponents() < comp {
+		t.Fatalf("refit has %d components, want %d", m.ValidComponents(), comp)
 	}
 	p, err := m.Predict(context.Background(), z, comp)
 	if err != nil {
@@ -420,7 +420,7 @@ func TestBandsFiniteDifferences(t *testing.T) {
 			}
 			h := fdStep(c.y)
 			for _, comp := range []int{1, 2, 5} {
-				if comp > m.Components() {
+				if comp > m.ValidComponents() {
 					continue
 				}
 				grad2 := make([]float64, 4)

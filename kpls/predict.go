@@ -63,7 +63,7 @@ func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp
 	return nil
 }
 
-// PredictEvery returns the predictions of every m = 0..Components() for
+// PredictEvery returns the predictions of every m = 0..ValidComponents() for
 // the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
 // matrix serves every m.
 func (m *Model) PredictEvery(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {

@@ -58,7 +58,7 @@ type raceResult struct {
 // kernel matrix. Components are visited from start, wrapping around, so
 // that goroutines ask for different things at the same time.
 func raceWork(m *kpls.Model, x mat.Matrix, start int) (raceResult, error) {
-	nc := m.Components() + 1
+	nc := m.ValidComponents() + 1
 	r := raceResult{pred: make([][]float64, nc), bands: make([][]kpls.Band, nc)}
 	for i := range nc {
 		c := (start + i) % nc
@@ -107,8 +107,8 @@ func TestRaceConcurrentPredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fitted.Components() < 2 {
-		t.Fatalf("only %d components: the test needs several", fitted.Components())
+	if fitted.ValidComponents() < 2 {
+		t.Fatalf("only %d components: the test needs several", fitted.ValidComponents())
 	}
 	z, _ := raceData(37, 3, 2) // more than one row, fewer than a band chunk
 
@@ -174,7 +174,7 @@ func TestRaceRowIndependence(t *testing.T) {
 		t.Fatal(err)
 	}
 	z, _ := raceData(300, 3, 3) // crosses Predict's and the bands' chunk boundaries
-	c := m.Components()
+	c := m.ValidComponents()
 	all, err := m.Predict(context.Background(), z, c)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestRaceCancelBands(t *testing.T) {
 	z, _ := raceData(5, 3, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for c := 0; c <= m.Components(); c++ {
+	for c := 0; c <= m.ValidComponents(); c++ {
 		if _, err := m.PredictBands(ctx, z, c, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("PredictBands m=%d with a cancelled context: %v, want context.Canceled", c, err)
 		}
@@ -252,7 +252,7 @@ func TestRaceCancelBands(t *testing.T) {
 	if _, err := m.TrainingBands(ctx, 1, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("TrainingBands with a cancelled context: %v, want context.Canceled", err)
 	}
-	b, err := m.PredictBands(context.Background(), z, m.Components(), kpls.BandOptions{})
+	b, err := m.PredictBands(context.Background(), z, m.ValidComponents(), kpls.BandOptions{})
 	if err != nil || len(b) != 5 {
 		t.Fatalf("PredictBands after a cancelled call: %v", err)
 	}

@@ -130,8 +130,8 @@ func TestSelectExtendsComponents(t *testing.T) {
 		if rows <= 2 || sel.Best.M >= rows || sel.Best.M <= 2 {
 			t.Errorf("%s: chose m = %d of 0..%d; want an interior choice past the start of 2", c, sel.Best.M, rows)
 		}
-		if sel.Model.Components() < sel.Best.M {
-			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.Components(), sel.Best.M)
+		if sel.Model.ValidComponents() < sel.Best.M {
+			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.ValidComponents(), sel.Best.M)
 		}
 	}
 }
@@ -173,8 +173,8 @@ func TestCrossValidationGrows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mod.Components() < comp {
-				t.Fatalf("fold %d: %d components, the table has %d", f, mod.Components(), comp)
+			if mod.ValidComponents() < comp {
+				t.Fatalf("fold %d: %d components, the table has %d", f, mod.ValidComponents(), comp)
 			}
 			p, err := mod.PredictEvery(context.Background(), xte)
 			if err != nil {
@@ -344,7 +344,7 @@ func TestPredictEvery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for c := 0; c <= m.Components(); c++ {
+	for c := 0; c <= m.ValidComponents(); c++ {
 		p, err := m.Predict(context.Background(), z, c)
 		if err != nil {
 			t.Fatal(err)

@@ -128,7 +128,7 @@ func TestStorageReproducesDense(t *testing.T) {
 						}
 						// A continuation can itself stop short of the Lanczos
 						// steps, which refits on hybrid too.
-						cont := m.Stop().Reason == StopStorage && m.Components() == o.Components
+						cont := m.Stop().Reason == StopStorage && m.ValidComponents() == o.Components
 						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
 						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
 							t.Fatal(err)
@@ -144,10 +144,10 @@ func TestStorageReproducesDense(t *testing.T) {
 					} else if k.s == StorageFloat32 {
 						direct++
 					}
-					if k.tol < 1e-9 && m.Components() != ref.Components() {
-						t.Errorf("%d components, dense %d", m.Components(), ref.Components())
+					if k.tol < 1e-9 && m.ValidComponents() != ref.ValidComponents() {
+						t.Errorf("%d components, dense %d", m.ValidComponents(), ref.ValidComponents())
 					}
-					compareFits(t, ctx, m, ref, z, min(m.Components(), ref.Components()), k.tol, 0)
+					compareFits(t, ctx, m, ref, z, min(m.ValidComponents(), ref.ValidComponents()), k.tol, 0)
 				})
 			}
 		}
@@ -179,8 +179,8 @@ func TestFloat32Continuation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if st := forced.Stop(); st.Reason != StopStorage || forced.Components() != c.comp || st.Component > 2*c.comp+1 {
-					t.Fatalf("the case needs a float32 resolution stop among the extra steps: %d components, stop %q", forced.Components(), st.Message)
+				if st := forced.Stop(); st.Reason != StopStorage || forced.ValidComponents() != c.comp || st.Component > 2*c.comp+1 {
+					t.Fatalf("the case needs a float32 resolution stop among the extra steps: %d components, stop %q", forced.ValidComponents(), st.Message)
 				}
 				o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
 				m, err := Fit(ctx, x, y, o)

@@ -63,7 +63,7 @@ func ExampleBand1D() {
 	for i := range grid {
 		grid[i] = -6 + 13*float64(i)/200
 	}
-	comp := min(9, m.Components())
+	comp := min(9, m.ValidComponents())
 	bands, err := m.PredictBands(ctx, mat.NewDense(len(grid), 1, grid), comp, kpls.BandOptions{Level: 0.98})
 	if err != nil {
 		log.Fatal(err) // errors.Is(err, kpls.ErrUnreliable): draw m.Predict alone

@@ -165,7 +165,7 @@ func (cfg *fitConfig) renderJSON(e *cli.Env, r *fitResult) error {
 	return cli.WriteJSON(e.Stdout, fitJSON{
 		Data: cfg.mf.Data, N: m.N(), D: m.D(), Target: r.target, Features: r.features,
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
-		ComponentsRequested: o.Components, ValidComponents: m.Components(), Backend: backendName(o),
+		ComponentsRequested: o.Components, ValidComponents: m.ValidComponents(), Backend: backendName(o),
 		Storage: storageOf(m), Warnings: cli.NonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 		Training: trainingOf(m, sel.M), Model: cfg.modelOut,
 	})
@@ -175,7 +175,7 @@ func (cfg *fitConfig) renderText(w io.Writer, r *fitResult) {
 	m, o, sel := r.m, r.m.Options(), selectedOf(r.m)
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.target)
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
-	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.Components(), o.Components, backendName(o))
+	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.ValidComponents(), o.Components, backendName(o))
 	fmt.Fprintf(w, "storage    %s\n\n", describeStorage(storageOf(m)))
 	statsTable(w, m.Stats(), sel.M, false, 0)
 	tr := trainingOf(m, sel.M)

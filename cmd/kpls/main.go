@@ -32,7 +32,7 @@ var program = cli.Program{
 	Commands: []cli.Command{
 		{Name: "demo", Summary: "model selection, fit and confidence bands on built-in data (kin8nm, sinc)", Run: runDemo},
 		{Name: "fit", Summary: "fit kernel PLS to a CSV file and report every number of components", Run: runFit},
-		{Name: "select", Summary: "choose the RBF width and number of components by gMDL, AIC or BIC", Run: runSelect},
+		{Name: "select", Summary: "choose the kernel, width and number of components (cross-validation, or GCV, BIC, AIC or gMDL)", Run: runSelect},
 		{Name: "predict", Summary: "predict with a saved model, with confidence bands", Run: runPredict},
 		{Name: "version", Summary: "print the module, Go and BLAS backend versions", Run: runVersion},
 	},

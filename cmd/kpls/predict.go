@@ -168,8 +168,8 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 	if m0 < 0 {
 		m0 = defaultComponents(m)
 	}
-	if m0 > m.Components() {
-		return nil, cli.Usagef("--components: %d, the model has 0..%d valid components", m0, m.Components())
+	if m0 > m.ValidComponents() {
+		return nil, cli.Usagef("--components: %d, the model has 0..%d valid components", m0, m.ValidComponents())
 	}
 	o := m.Options()
 	features := o.FeatureNames
@@ -302,7 +302,7 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 // with the target and the warnings.
 func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 	m, doc := r.m, r.doc
-	fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.Components())
+	fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
 	if cfg.withBands {
 		fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 	}
@@ -403,7 +403,7 @@ func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo
 	for r0 := 0; r0 < rows; r0 += block {
 		r1 := min(rows, r0+block)
 		if report != nil {
-			report(kpls.Progress{Stage: "bands", Done: r0, Total: rows})
+			report(kpls.Progress{Stage: kpls.StageBands, Done: r0, Total: rows})
 		}
 		b, err := m.PredictBands(ctx, x.Slice(r0, r1, 0, m.D()), comp, bo)
 		if err != nil {
@@ -412,7 +412,7 @@ func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo
 		out = append(out, b...)
 	}
 	if report != nil {
-		report(kpls.Progress{Stage: "bands", Done: rows, Total: rows})
+		report(kpls.Progress{Stage: kpls.StageBands, Done: rows, Total: rows})
 	}
 	return out, nil
 }

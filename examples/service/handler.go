@@ -133,7 +133,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, health{
 		Status: "ok", N: s.model.N(), D: s.model.D(), Features: s.features,
-		Components: s.model.Components(), DefaultComponents: s.defaultComp,
+		Components: s.model.ValidComponents(), DefaultComponents: s.defaultComp,
 	})
 }
 

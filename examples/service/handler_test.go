@@ -117,7 +117,7 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 		c := &cases[i]
 		c.comp = def
 		if rng.IntN(2) == 0 {
-			c.comp = rng.IntN(ref.Components() + 1)
+			c.comp = rng.IntN(ref.ValidComponents() + 1)
 			req.Components = &c.comp
 		}
 		if rng.IntN(2) == 0 {
@@ -226,8 +226,8 @@ func TestBadRequests(t *testing.T) {
 		{"level 98", `{"x": [[1,2,3]], "level": 98}`, 400, "level"},
 		{"level -0.5", `{"x": [[1,2,3]], "level": -0.5}`, 400, "level"},
 		{"components -1", `{"x": [[1,2,3]], "components": -1}`, 400, "components"},
-		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, m.Components()+1), 400, "components"},
-		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, m.Components()+1), 400, "components"},
+		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, m.ValidComponents()+1), 400, "components"},
+		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, m.ValidComponents()+1), 400, "components"},
 		{"components fractional", `{"x": [[1,2,3]], "components": 1.5}`, 400, "bad JSON"},
 		{"too large", big, 413, "exceeds"},
 	} {
@@ -275,7 +275,7 @@ func TestHealthz(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := health{Status: "ok", N: 300, D: 3, Components: m.Components(), DefaultComponents: m.Chosen().M}
+	want := health{Status: "ok", N: 300, D: 3, Components: m.ValidComponents(), DefaultComponents: m.Chosen().M}
 	if resp.StatusCode != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
 		t.Errorf("status %d, %+v; want %+v", resp.StatusCode, h, want)
 	}
@@ -289,7 +289,7 @@ func TestTimeout(t *testing.T) {
 	s.Timeout = time.Nanosecond
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, m.Components())
+	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, m.ValidComponents())
 	status, b := post(t, srv.Client(), srv.URL, []byte(body))
 	if status != http.StatusServiceUnavailable || !bytes.Contains(b, []byte(`"error"`)) {
 		t.Errorf("status %d, body %s; want 503", status, b)

@@ -59,7 +59,7 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 	}
 	s := NewServer(m)
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
-	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.Components(), "default_components", s.defaultComp)
+	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.ValidComponents(), "default_components", s.defaultComp)
 	if warm {
 		start := time.Now()
 		// Any point will do: the first band request builds the n×n matrix.

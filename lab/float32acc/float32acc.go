@@ -59,14 +59,14 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 			if s := m.Stop(); s.Reason != kpls.StopNone {
 				stop = fmt.Sprintf("%s at %d", s.Reason, s.Component)
 			}
-			mc := min(m.Components(), ref.Components())
+			mc := min(m.ValidComponents(), ref.ValidComponents())
 			rss, df := diffs(m, ref, mc)
 			o.Storage, o.MemoryLimit = kpls.StorageAuto, kpls.KernelBytes(kpls.StorageDense, nt)-1
 			auto, err := kpls.Fit(ctx, xtr, ytr, o)
 			if err != nil {
 				return err
 			}
-			_, adf := diffs(auto, ref, min(auto.Components(), ref.Components()))
+			_, adf := diffs(auto, ref, min(auto.ValidComponents(), ref.ValidComponents()))
 			p, err := m.PredictEvery(ctx, xte)
 			if err != nil {
 				return err

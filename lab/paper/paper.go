@@ -98,7 +98,7 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		valid := exact.Components()
+		valid := exact.ValidComponents()
 		lz30, err := fit(kpls.DoFLanczos, maxM, mMax)
 		if err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 		if err != nil {
 			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 		}
-		comp := min(c.comps, m.Components())
+		comp := min(c.comps, m.ValidComponents())
 		title := fmt.Sprintf("KPLS, width %g, %d components", c.width, comp)
 		if comp < c.comps {
 			title += fmt.Sprintf(" (%d asked for, the rest broke down)", c.comps)

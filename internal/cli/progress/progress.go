@@ -42,11 +42,12 @@ const logEvery = time.Second
 const unit = 1000
 
 // stageSpan is the share of a width's unit each stage runs over: [from, to).
-var stageSpan = map[string][2]float64{
-	"kernel": {0, 0.1},
-	"fit":    {0.1, 0.6},
-	"dof":    {0.6, 1},
-	"bands":  {0, 1},
+var stageSpan = map[kpls.Stage][2]float64{
+	kpls.StageKernel: {0, 0.1},
+	kpls.StageCV:     {0.1, 1},
+	kpls.StageFit:    {0.1, 0.6},
+	kpls.StageDoF:    {0.6, 1},
+	kpls.StageBands:  {0, 1},
 }
 
 // New returns a reporter for mode writing to w, or nil when nothing is to
@@ -86,7 +87,7 @@ func (p *Reporter) update(u kpls.Progress) {
 	if p.start.IsZero() {
 		p.start, p.of = now, 1
 	}
-	if u.Stage == "select" {
+	if u.Stage == kpls.StageSelect {
 		// The stages of width u.Done follow.
 		p.width, p.of = u.Done, max(u.Total, 1)
 		return
@@ -100,7 +101,7 @@ func (p *Reporter) update(u kpls.Progress) {
 		frac = min(1, float64(u.Done)/float64(u.Total))
 	}
 	within := span[0] + frac*(span[1]-span[0])
-	p.label = u.Stage
+	p.label = string(u.Stage)
 	if u.Width > 0 {
 		p.label = fmt.Sprintf("width %.4g %s", u.Width, u.Stage)
 	}

@@ -20,8 +20,8 @@ func TestProgressOneJob(t *testing.T) {
 	re := regexp.MustCompile(`(\d+) % of the job, about (\S+) left`)
 	last := -1
 	for i, w := range widths {
-		p.update(kpls.Progress{Stage: "select", Width: w, Done: i, Total: len(widths)})
-		for _, st := range []string{"kernel", "fit", "dof"} {
+		p.update(kpls.Progress{Stage: kpls.StageSelect, Width: w, Done: i, Total: len(widths)})
+		for _, st := range []kpls.Stage{kpls.StageKernel, kpls.StageFit, kpls.StageDoF} {
 			for d := 0; d <= 4; d++ {
 				p.last = time.Time{} // log every update
 				p.update(kpls.Progress{Stage: st, Width: w, Done: d, Total: 4})
@@ -42,7 +42,7 @@ func TestProgressOneJob(t *testing.T) {
 	}
 	p.Done()
 	b.Reset()
-	p.update(kpls.Progress{Stage: "bands", Done: 1, Total: 2})
+	p.update(kpls.Progress{Stage: kpls.StageBands, Done: 1, Total: 2})
 	if !strings.Contains(b.String(), "bands") || !strings.Contains(b.String(), " 50 %") {
 		t.Errorf("after done a new job starts: %q", b.String())
 	}

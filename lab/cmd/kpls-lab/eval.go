@@ -391,7 +391,7 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 		if err != nil {
 			return best, err
 		}
-		for c := 0; c <= m.Components(); c++ {
+		for c := 0; c <= m.ValidComponents(); c++ {
 			if r := rmseOf(mat.Col(nil, c, pred), yte); r < float64(best.RMSE) {
 				best.Kernel, best.M, best.RMSE = g.Name(), c, cli.Num(r)
 				best.Width, _ = kpls.WidthOf(g)
