@@ -46,8 +46,7 @@ func ExampleFit() {
 func ExampleSelect() {
 	x, y := sinc(100)
 	sel, err := kpls.Select(context.Background(), x, y,
-		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.01, 0.1, 1}, Criterion: kpls.GMDL, MaxComponents: 10},
-		kpls.Options{RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos})
+		kpls.SelectOptions{Options: kpls.Options{Criterion: kpls.GMDL, RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos}, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.01, 0.1, 1}, MaxComponents: 10})
 	if err != nil {
 		fmt.Println(err)
 		return

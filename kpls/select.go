@@ -31,6 +31,14 @@ const (
 // while a choice sits at the largest m fitted, and the widths by factors
 // of 2 (up to three times) while the best sits at the narrowest or widest.
 type SelectOptions struct {
+	// Options are the settings every fit of the search shares, with
+	// three read as Select's own: Criterion chooses (empty means
+	// DefaultCriterion; CV is k-fold cross-validation, GCV, AIC, BIC and
+	// GMDL use the DoF of Options.DoF and need no refits), Seed seeds
+	// the folds' random assignment as well as the DoF probes, and
+	// Components is where the search starts. Kernel, if set, is the one
+	// kernel searched, as Kernels: {Kernel}; setting both is an error.
+	Options
 	// Kernels to search; nil means RBF{} and Linear{}. A kernel with a
 	// width (RBF, Laplacian, Matern) whose width is zero is searched over
 	// Widths; one with its width set is a single grid point.
@@ -41,18 +49,12 @@ type SelectOptions struct {
 	// at. Given widths are searched as given. Each must be positive and
 	// finite, and appear once.
 	Widths []float64
-	// Criterion chooses; empty means DefaultCriterion. CV is k-fold
-	// cross-validation (RMSECV); GCV, AIC, BIC and GMDL use the DoF of
-	// Options.DoF and need no refits.
-	Criterion Criterion
 	// Folds is the number of cross-validation folds (2..n); zero means
-	// DefaultFolds. Seed seeds their random assignment.
+	// DefaultFolds.
 	Folds int
-	Seed  uint64
 	// MaxComponents bounds the components when a choice sits at the
 	// largest m fitted (the search doubles them); zero means
-	// DefaultMaxComponents, capped by what the data allow. Options.
-	// Components is where the search starts.
+	// DefaultMaxComponents, capped by what the data allow.
 	MaxComponents int
 }
 
@@ -135,11 +137,9 @@ func (g gridPoint) width() float64 {
 // for every grid point it fits once per fold (CV) or once to all rows
 // (the DoF-based criteria), reads every m from that run, and extends the
 // components while the choice sits at the largest m fitted. One n×n
-// buffer is reused across the grid. opts.Kernel must be unset (the
-// kernels are SelectOptions.Kernels); opts.Components is where the search
-// starts.
-func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, opts Options) (*Selection, error) {
-	s, grid, scanned, err := newSelector(ctx, x, y, so, opts)
+// buffer is reused across the grid.
+func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*Selection, error) {
+	s, grid, scanned, err := newSelector(ctx, x, y, so)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,8 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, op
 
 // newSelector checks Select's options against the data and sets up the
 // search with its grid.
-func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions, opts Options) (*selector, []gridPoint, map[string]bool, error) {
+func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*selector, []gridPoint, map[string]bool, error) {
+	opts := so.Options
 	crit, err := ParseCriterion(string(so.Criterion))
 	if err != nil {
 		return nil, nil, nil, err
@@ -172,7 +173,10 @@ func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOption
 		crit = DefaultCriterion
 	}
 	if opts.Kernel != nil {
-		return nil, nil, nil, fmt.Errorf("%w: give the kernels and widths in SelectOptions, not in the options", ErrBadOption)
+		if so.Kernels != nil {
+			return nil, nil, nil, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
+		}
+		so.Kernels = []Kernel{opts.Kernel}
 	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
@@ -203,7 +207,7 @@ func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOption
 	if start < 0 {
 		return nil, nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
 	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), y: y, n: n, d: d, crit: crit, folds: folds, seed: so.Seed,
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), y: y, n: n, d: d, crit: crit, folds: folds, seed: opts.Seed,
 		start: start, maxComp: max(maxComp, start), opts: opts, fitted: map[int]int{}}
 	return s, grid, scanned, nil
 }

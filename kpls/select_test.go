@@ -22,8 +22,8 @@ func TestCrossValidationByHand(t *testing.T) {
 	x, y := gaussData(60, 3, 5)
 	xs := standardisedByHand(x)
 	const folds, comp = 4, 5
-	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Criterion: CV, Folds: folds, MaxComponents: comp, Seed: 9}
-	sel, err := Select(context.Background(), x, y, so, Options{Components: comp})
+	so := SelectOptions{Options: Options{Criterion: CV, Seed: 9, Components: comp}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Folds: folds, MaxComponents: comp}
+	sel, err := Select(context.Background(), x, y, so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,7 @@ func TestSelectExtendsComponents(t *testing.T) {
 	x, y := sincData(120, 4)
 	for _, c := range []Criterion{CV, GCV} {
 		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: c, MaxComponents: 40},
-			Options{Components: 2, RawFeatures: true})
+			SelectOptions{Options: Options{Criterion: c, Components: 2, RawFeatures: true}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 40})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,8 +153,8 @@ func TestCrossValidationGrows(t *testing.T) {
 		storage Storage
 		tol     float64
 	}{{0, StorageDense, 1e-10}, {kernelop.DenseBytes(n) - 1, StorageFloat32, 1e-6}} {
-		so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: CV, Folds: folds, MaxComponents: 40, Seed: 3}
-		sel, err := Select(context.Background(), x, y, so, Options{Components: 1, RawFeatures: true, MemoryLimit: c.limit})
+		so := SelectOptions{Options: Options{Criterion: CV, Seed: 3, Components: 1, RawFeatures: true, MemoryLimit: c.limit}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Folds: folds, MaxComponents: 40}
+		sel, err := Select(context.Background(), x, y, so)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,8 +210,7 @@ func sharedStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage
 func TestSelectWarnsAtTheLimit(t *testing.T) {
 	x, y := sincData(120, 4)
 	sel, err := Select(context.Background(), x, y,
-		SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Criterion: GCV, MaxComponents: 2},
-		Options{Components: 2, RawFeatures: true})
+		SelectOptions{Options: Options{Criterion: GCV, Components: 2, RawFeatures: true}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,8 +254,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 	}
 	for _, c := range []Criterion{GCV, BIC, AIC, GMDL} {
 		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1}, Criterion: c, MaxComponents: 16},
-			Options{RawFeatures: true, Components: 16, DoF: DoFLanczos})
+			SelectOptions{Options: Options{Criterion: c, RawFeatures: true, Components: 16, DoF: DoFLanczos}, Kernels: []Kernel{RBF{}}, Widths: []float64{1}, MaxComponents: 16})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +295,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 // the RBF widths, rows say their kernel, and bad grids are refused.
 func TestSelectGridAndErrors(t *testing.T) {
 	x, y := gaussData(50, 3, 7)
-	sel, err := Select(context.Background(), x, y, SelectOptions{Criterion: GCV, MaxComponents: 6}, Options{Components: 3})
+	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: GCV, Components: 3}, MaxComponents: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,15 +317,13 @@ func TestSelectGridAndErrors(t *testing.T) {
 		{Kernels: []Kernel{Laplacian{Width: 2}, Laplacian{Width: 2}}},
 		{Kernels: []Kernel{nil}},
 		{Kernels: []Kernel{Matern{Nu: 3}}},
-		{Criterion: "loo"},
-		{Criterion: CV, Folds: 1},
+		{Options: Options{Criterion: "loo"}},
+		{Options: Options{Criterion: CV}, Folds: 1},
+		{Options: Options{Kernel: RBF{Width: 1}}, Kernels: []Kernel{Linear{}}},
 	} {
-		if _, err := Select(context.Background(), x, y, so, Options{}); err == nil {
+		if _, err := Select(context.Background(), x, y, so); err == nil {
 			t.Errorf("%+v: no error", so)
 		}
-	}
-	if _, err := Select(context.Background(), x, y, SelectOptions{}, Options{Kernel: RBF{Width: 1}}); err == nil {
-		t.Error("a width in the options: no error")
 	}
 }
 

@@ -44,9 +44,12 @@ type selector struct {
 	fitted    map[int]int // components fitted per grid point
 }
 
+// options are the options of a fit at grid point g with comp components:
+// the kernel is g's, and the criterion is the fit's own default (Select
+// records its choice itself).
 func (s *selector) options(g gridPoint, comp int) Options {
 	o := s.opts
-	o.Kernel, o.Components = g.kernel, comp
+	o.Kernel, o.Components, o.Criterion = g.kernel, comp, ""
 	return o
 }
 

@@ -368,20 +368,23 @@ func TestSelectStorage(t *testing.T) {
 		warn bool // a float32 fit stops early
 		tol  float64
 	}{
-		{"polynomial/gcv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: GCV, MaxComponents: 12}, DoFLanczos, true, lanczosTol},
+		{"polynomial/gcv", gx, gy, SelectOptions{Options: Options{Criterion: GCV}, Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, MaxComponents: 12}, DoFLanczos, true, lanczosTol},
 		// The folds share one float32 matrix over all rows and, without
 		// DoF, keep it where it stops early: their predictions are held
 		// to float32's 1e-5 (docs/scale.md), not to the Lanczos DoF's.
-		{"polynomial/cv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, Criterion: CV}, DoFLanczos, true, 1e-5},
-		{"rbf/gcv", bx, by, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}, Criterion: GCV}, DoFApprox, false, 0.02},
+		{"polynomial/cv", gx, gy, SelectOptions{Options: Options{Criterion: CV}, Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}}, DoFLanczos, true, 1e-5},
+		{"rbf/gcv", bx, by, SelectOptions{Options: Options{Criterion: GCV}, Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}}, DoFApprox, false, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, _ := c.x.Dims()
-			ref, err := Select(ctx, c.x, c.y, c.so, Options{DoF: c.dof, Storage: StorageDense})
+			so := c.so
+			so.DoF, so.Storage = c.dof, StorageDense
+			ref, err := Select(ctx, c.x, c.y, so)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, err := Select(ctx, c.x, c.y, c.so, Options{DoF: c.dof, MemoryLimit: kernelop.DenseBytes(n) - 1})
+			so.Storage, so.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+			sel, err := Select(ctx, c.x, c.y, so)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -137,8 +137,7 @@ func selection(t *testing.T, c kpls.Criterion, linear bool) *kpls.Selection {
 		kernels = append(kernels, kpls.Linear{})
 	}
 	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
-		kpls.SelectOptions{Kernels: kernels, Widths: []float64{0.05, 0.3, 1, 3}, Criterion: c, MaxComponents: 12},
-		kpls.Options{Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true})
+		kpls.SelectOptions{Options: kpls.Options{Criterion: c, Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true}, Kernels: kernels, Widths: []float64{0.05, 0.3, 1, 3}, MaxComponents: 12})
 	if err != nil {
 		t.Fatal(err)
 	}

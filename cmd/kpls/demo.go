@@ -197,8 +197,9 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	xte, yte := pick(cfg.x, cfg.y, d, testIdx)
 	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: cfg.seed,
 		FeatureNames: cfg.names[:d], TargetName: cfg.names[d], Backend: cfg.backend, Progress: prog.Callback()}
+	opts.Criterion = kpls.GCV
 	sel, err := kpls.Select(ctx, mat.NewDense(cfg.rows, d, xtr), ytr,
-		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, Criterion: kpls.GCV, MaxComponents: demoKinMaxComponents}, opts)
+		kpls.SelectOptions{Options: opts, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, MaxComponents: demoKinMaxComponents})
 	prog.Done()
 	if err != nil {
 		return nil, fmt.Errorf("demo kin8nm: %w", err)
@@ -326,7 +327,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 		FeatureNames: []string{"x"}, TargetName: "y", Backend: cfg.backend, Progress: prog.Callback()}
 	o := base
 	o.DoF = kpls.DoFApprox
-	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths), o)
+	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths, o))
 	prog.Done()
 	if err != nil {
 		return nil, fmt.Errorf("demo sinc: %w", err)
@@ -401,8 +402,9 @@ func renderSinc(w io.Writer, r *sincRun) {
 	printWarnings(w, s.Warnings)
 }
 
-// demoSelect is the demo's search: the RBF widths by gMDL over the
-// approximate DoF, as in the paper's experiments.
-func demoSelect(widths []float64) kpls.SelectOptions {
-	return kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: demoComponents}
+// demoSelect is the demo's search with options o: the RBF widths by gMDL
+// over the approximate DoF, as in the paper's experiments.
+func demoSelect(widths []float64, o kpls.Options) kpls.SelectOptions {
+	o.Criterion = kpls.GMDL
+	return kpls.SelectOptions{Options: o, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, MaxComponents: demoComponents}
 }

@@ -220,7 +220,9 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 	opts.TargetName = fitflags.TargetName(t, cfg.mf.Target)
 	prog := cfg.c.NewProgress(e)
 	opts.Progress = prog.Callback()
-	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, cfg.so, opts)
+	so := cfg.so
+	so.Options, so.Criterion = opts, cfg.so.Criterion
+	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, so)
 	prog.Done()
 	if err != nil {
 		return nil, fitflags.DataErr(cfg.mf.Data, err)

@@ -216,8 +216,7 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	xTest, yTest := take(perm[nTrain : nTrain+nTest])
 	widths := []float64{0.5, 1, 2, 4, 8, 16, 32, 64}
 	sel, err := kpls.Select(ctx, xTrain, yTrain,
-		kpls.SelectOptions{Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, Criterion: kpls.GMDL, MaxComponents: 25},
-		kpls.Options{Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm})
+		kpls.SelectOptions{Options: kpls.Options{Criterion: kpls.GMDL, Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm}, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, MaxComponents: 25})
 	if err != nil {
 		return nil, fmt.Errorf("kin8nm selection: %w", err)
 	}

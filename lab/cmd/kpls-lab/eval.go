@@ -229,9 +229,9 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 	for _, cr := range cfg.crits {
 		fmt.Fprintf(e.Stderr, "%s eval: split %d, %s\n", e.Prog, si, cr)
 		s := cfg.so
-		s.Criterion = cr
+		s.Options, s.Criterion = opts, cr
 		t0 := time.Now()
-		sel, err := kpls.Select(ctx, xtr, ytr, s, opts)
+		sel, err := kpls.Select(ctx, xtr, ytr, s)
 		if err != nil {
 			return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, %s: %w", si, cr, err))
 		}
