@@ -39,6 +39,9 @@ type fitter struct {
 	storageWarn *Warning
 	// runWarns are this run's warnings about the storage's products.
 	runWarns []Warning
+	// passes, if not nil, counts the passes over the kernel matrix: its
+	// builds and its products (Select's budget).
+	passes *int
 }
 
 // newFitter checks the data and options and sets up a fit with the
@@ -174,7 +177,12 @@ func (f *fitter) build(ctx context.Context, s Storage, limit int64) (kernelop.Op
 	if err != nil {
 		return nil, err
 	}
-	f.op, f.storage, f.kstats = op, s, op.Stats()
+	f.storage, f.kstats = s, op.Stats()
+	if f.passes != nil {
+		*f.passes++
+		op = counted{op, f.passes}
+	}
+	f.op = op
 	return op, nil
 }
 
@@ -276,9 +284,13 @@ func (f *fitter) continueFloat64(ctx context.Context) error {
 	kr := f.kr
 	from, why := kr.steps, kr.stop.Message
 	rows := mustBehave(f.opts.Kernel).rows(f.x, f.n, f.d)
+	var mf kernelop.Operator
 	mf, err := kernelop.NewMatrixFree(ctx, kernelop.WithMeans(rows, f.kstats.ColMean, f.kstats.Grand), nil)
 	if err != nil {
 		return err
+	}
+	if f.passes != nil {
+		mf = counted{mf, f.passes}
 	}
 	if err := kr.extend(ctx, f.opts.Backend, mf, f.yc, f.report(StageFit)); err != nil {
 		return err
@@ -393,4 +405,16 @@ func (f *fitter) dof(ctx context.Context, m *Model) ([]float64, error) {
 		}
 	}
 	return dof, nil
+}
+
+// counted is an operator whose products are counted: each Mul, whatever
+// its number of vectors, is one pass over the kernel matrix.
+type counted struct {
+	kernelop.Operator
+	passes *int
+}
+
+func (c counted) Mul(ctx context.Context, dst, v []float64, k int) error {
+	*c.passes++
+	return c.Operator.Mul(ctx, dst, v, k)
 }

@@ -17,19 +17,32 @@ const (
 	DefaultCriterion = CV
 	// DefaultFolds is the number of cross-validation folds.
 	DefaultFolds = 5
-	// maxWidthSteps bounds how often Select extends the default widths
-	// past the edge the best one sits at.
-	maxWidthSteps = 3
-	// DefaultMaxComponents bounds how far Select extends the components
-	// when a choice sits at the largest m fitted.
-	DefaultMaxComponents = 100
+	// DefaultMaxPasses is the search's budget when SelectOptions.MaxPasses
+	// is zero: passes over the kernel matrix (a build, or one product with
+	// a block of vectors). The default select on kin8nm makes about 450.
+	DefaultMaxPasses = 3000
+	// widthGain is the relative improvement of the best score below which
+	// an extension of the widths past the edge is not followed by
+	// another: the score is flat there. (A threshold of one standard
+	// error of RMSECV over the folds stopped slow, steady slopes too
+	// early: 2.5 % worse held-out on a panel split; docs/scale.md.)
+	widthGain = 1e-3
 )
+
+// behind is how many components past a cross-validation choice the
+// search fits before it takes the minimum as clearly behind: RMSECV is
+// noisy, and a minimum with only a few larger m fitted after it is often
+// not the minimum.
+func behind(choice int) int { return max(3, (choice+3)/4) }
 
 // SelectOptions configure Select. The zero value searches the RBF widths
 // d/8, d/4, d/2, d and 2d (d features) and the linear kernel by 5-fold
-// cross-validation, extending the components up to DefaultMaxComponents
-// while a choice sits at the largest m fitted, and the widths by factors
-// of 2 (up to three times) while the best sits at the narrowest or widest.
+// cross-validation. It extends the components (doubling them) while a
+// choice is not clearly behind the largest m fitted, and the widths by
+// factors of 2 while the best sits at the narrowest or widest and
+// improves there, with no fixed count of either: what bounds them is
+// what the data allow and a budget of passes over the kernel matrix
+// (MaxPasses), which the Selection reports.
 type SelectOptions struct {
 	// Options are the settings every fit of the search shares, with
 	// three read as Select's own: Criterion chooses (empty means
@@ -52,10 +65,15 @@ type SelectOptions struct {
 	// Folds is the number of cross-validation folds (2..n); zero means
 	// DefaultFolds.
 	Folds int
-	// MaxComponents bounds the components when a choice sits at the
-	// largest m fitted (the search doubles them); zero means
-	// DefaultMaxComponents, capped by what the data allow.
+	// MaxComponents bounds the components the search extends to; zero
+	// means what the data allow.
 	MaxComponents int
+	// MaxPasses is the search's budget of passes over the kernel matrix:
+	// a build, or one product with a block of vectors, counts one (the
+	// cost per pass is about the same whatever the block's width up to a
+	// few vectors). Past it the search extends neither widths nor
+	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
+	MaxPasses int
 }
 
 // Selection is the outcome of model selection over a grid of kernels and
@@ -77,6 +95,9 @@ type Selection struct {
 	Model *Model
 	// Warnings collects each grid point's warnings, prefixed by it.
 	Warnings []Warning
+	// Passes is how many passes over a kernel matrix the search made
+	// (see SelectOptions.MaxPasses), the final fit's included.
+	Passes int
 }
 
 // SelectionRow is one cell of the grid.
@@ -151,7 +172,7 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	sel.Model = m
+	sel.Model, sel.Passes = m, s.passes
 	if s.crit == CV {
 		fullStats(sel, m)
 	}
@@ -198,7 +219,14 @@ func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOption
 		return nil, nil, nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
 	}
 	if maxComp == 0 {
-		maxComp = DefaultMaxComponents
+		maxComp = math.MaxInt // what the data allow (limit)
+	}
+	budget := so.MaxPasses
+	if budget < 0 {
+		return nil, nil, nil, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, budget)
+	}
+	if budget == 0 {
+		budget = DefaultMaxPasses
 	}
 	start := opts.Components
 	if start == 0 {
@@ -208,7 +236,7 @@ func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOption
 		return nil, nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
 	}
 	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), y: y, n: n, d: d, crit: crit, folds: folds, seed: opts.Seed,
-		start: start, maxComp: max(maxComp, start), opts: opts, fitted: map[int]int{}}
+		start: start, maxComp: max(maxComp, start), budget: budget, opts: opts, fitted: map[int]int{}}
 	return s, grid, scanned, nil
 }
 
@@ -218,9 +246,10 @@ func (s *selector) search(grid []gridPoint, scanned map[string]bool) (*Selection
 	sel := &Selection{Criterion: s.crit}
 	bestScore := math.Inf(1)
 	// With the default widths, a winner at the narrowest or widest one
-	// extends the grid of its kernel by a factor of 2 that way, up to
-	// maxWidthSteps times, so that the grid reaches the best width.
-	steps := 0
+	// extends the grid of its kernel by a factor of 2 that way, until the
+	// best is inside, the score is flat at the edge, or the budget is
+	// spent.
+	first, why := len(grid), ""
 	for gi := 0; gi < len(grid); gi++ {
 		g := grid[gi]
 		s.opts.report(StageSelect, g.width(), gi, len(grid))
@@ -231,6 +260,7 @@ func (s *selector) search(grid []gridPoint, scanned map[string]bool) (*Selection
 		sel.Table = append(sel.Table, rows...)
 		sel.Warnings = append(sel.Warnings, warns...)
 		s.fitted[g.id] = len(rows) - 1
+		before := bestScore
 		if choice >= 0 {
 			c := rows[choice]
 			sel.Choices = append(sel.Choices, c)
@@ -243,17 +273,22 @@ func (s *selector) search(grid []gridPoint, scanned map[string]bool) (*Selection
 				}
 			}
 		}
-		if gi == len(grid)-1 && len(scanned) > 0 && scanned[s.best.kernel.Name()] && steps < maxWidthSteps {
-			if w, ok := widerGrid(grid, s.best); ok {
-				grid = append(grid, gridPoint{WithWidth(s.best.kernel, w), len(grid)})
-				steps++
-			}
+		if gi < len(grid)-1 || len(scanned) == 0 || !scanned[s.best.kernel.Name()] {
+			continue
+		}
+		w, ok := widerGrid(grid, s.best)
+		switch {
+		case !ok:
+		case gi >= first && s.best.id == g.id && !(bestScore < before-widthGain*math.Abs(before)):
+			why = fmt.Sprintf("the %s score improves by less than %.1g relative there", s.crit, widthGain)
+		case s.passes >= s.budget:
+			why = s.budgetSpent()
+		default:
+			grid = append(grid, gridPoint{WithWidth(s.best.kernel, w), len(grid)})
 		}
 	}
-	if steps == maxWidthSteps && scanned[s.best.kernel.Name()] {
-		if lo, hi := widthRange(grid, s.best); s.best.width() == lo || s.best.width() == hi {
-			sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is still at the edge of the grid after %d extensions", s.best.kernel.Name(), s.best.width(), steps))
-		}
+	if why != "" {
+		sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is at the edge of the grid after %d extensions: %s", s.best.kernel.Name(), s.best.width(), len(grid)-first, why))
 	}
 	if math.IsInf(bestScore, 1) {
 		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.crit)

@@ -129,8 +129,43 @@ func TestSelectExtendsComponents(t *testing.T) {
 		if rows <= 2 || sel.Best.M >= rows || sel.Best.M <= 2 {
 			t.Errorf("%s: chose m = %d of 0..%d; want an interior choice past the start of 2", c, sel.Best.M, rows)
 		}
+		// RMSECV is noisy: a minimum counts only with a few larger m
+		// fitted after it, at least 3 and a quarter of it.
+		if c == CV && rows-sel.Best.M < max(3, (sel.Best.M+3)/4) {
+			t.Errorf("cv: chose m = %d with only %d larger m fitted", sel.Best.M, rows-sel.Best.M)
+		}
 		if sel.Model.ValidComponents() < sel.Best.M {
 			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.ValidComponents(), sel.Best.M)
+		}
+	}
+}
+
+// TestSelectBudget: the search counts its passes over the kernel matrix
+// (a build, or one product with a block of vectors) and stops extending
+// at its budget, saying so.
+func TestSelectBudget(t *testing.T) {
+	x, y := sincData(120, 4)
+	// GCV without DoF at one width, two components, no room to grow: one
+	// build and one product per Krylov step, the fit at the best grid
+	// point kept as the model.
+	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: GCV, DoF: DoFNone, Components: 2, RawFeatures: true},
+		Kernels: []Kernel{RBF{Width: 0.1}}, MaxComponents: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Passes != 1+2 {
+		t.Errorf("%d passes, want a build and two products", sel.Passes)
+	}
+	// The same data need more than 2 components (TestSelectExtendsComponents):
+	// a budget of 3 passes keeps the search from growing, with a warning.
+	for _, c := range []Criterion{CV, GCV} {
+		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: c, Components: 2, RawFeatures: true},
+			Kernels: []Kernel{RBF{Width: 0.1}}, MaxPasses: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sel.Table) != 3 || !strings.Contains(strings.Join(Messages(sel.Warnings), "\n"), "budget of 3 passes") {
+			t.Errorf("%s: %d rows, warnings %q; want m = 0..2 and the budget named", c, len(sel.Table), sel.Warnings)
 		}
 	}
 }

@@ -20,6 +20,9 @@ type selector struct {
 	seed           uint64
 	start, maxComp int
 	opts           Options
+	// passes counts the passes over a kernel matrix so far (every
+	// fitter of the search adds to it); budget bounds them.
+	passes, budget int
 	// buf is the memory of one kernel matrix, for the fits to all rows
 	// and the fold fits alike: one fitter owns it at a time, whatever
 	// the width.
@@ -64,7 +67,10 @@ func (s *selector) limit(g gridPoint) int {
 }
 
 // point scores every m at grid point g and returns its rows, the index of
-// its choice among them (−1 if none) and its warnings.
+// its choice among them (−1 if none) and its warnings. It doubles the
+// components while the choice is not clearly behind the largest m fitted
+// (cross-validation: behind; the DoF criteria's first local minimum:
+// any m past it), within what the data allow and the budget.
 func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
 	label := kernelLabel(g.kernel)
 	limit := s.limit(g)
@@ -87,20 +93,31 @@ func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
 		}
 		choice, scanWarn := s.choose(rows, label)
 		warns = append(warns, scanWarn...)
-		atEdge := choice == len(rows)-1
-		if atEdge && !broke && comp < limit {
+		last := len(rows) - 1
+		settled := choice < last && (s.crit != CV || last-choice >= behind(choice))
+		if !settled && !broke && comp < limit && s.passes < s.budget {
 			comp = min(2*comp, limit)
 			continue
 		}
-		if atEdge && choice > 0 {
+		switch {
+		case choice == last && choice > 0:
 			why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
 			if broke {
 				why = "the last valid component (a fit stopped at " + s.stopped + ")"
+			} else if comp < limit {
+				why = "the largest m fitted: " + s.budgetSpent()
 			}
 			warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
+		case !settled && !broke && comp < limit:
+			warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.crit, choice, last-choice, s.budgetSpent()))
 		}
 		return rows, choice, warns, nil
 	}
+}
+
+// budgetSpent says that the search's budget stopped it.
+func (s *selector) budgetSpent() string {
+	return fmt.Sprintf("the search spent its budget of %d passes over the kernel matrix (SelectOptions.MaxPasses)", s.budget)
 }
 
 // choose returns the criterion's choice among one grid point's rows: the
@@ -136,6 +153,7 @@ func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warnin
 		if f, err = newFitter(s.x, s.y, s.options(g, comp), &s.buf); err != nil {
 			return nil, false, nil, err
 		}
+		f.passes = &s.passes
 		s.full, s.fullAt = f, g.id
 	}
 	if err := f.fit(s.ctx); err != nil {
@@ -171,6 +189,7 @@ func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, e
 		if err != nil {
 			return nil, false, err
 		}
+		f.passes = &s.passes
 		b, err := newFoldBatch(s.n, s.y, s.foldIndices(), comp)
 		if err != nil {
 			return nil, false, err
@@ -247,6 +266,7 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 		if err != nil {
 			return nil, err
 		}
+		f.passes = &s.passes
 		if err := f.fit(s.ctx); err != nil {
 			return nil, err
 		}

@@ -30,6 +30,9 @@ const (
 	WarnScanStopped WarningCode = "scan_stopped"
 	// WarnWidthAtEdge: the best width is at the edge of the searched grid.
 	WarnWidthAtEdge WarningCode = "width_at_edge"
+	// WarnBudget: Select's budget of passes over the kernel matrix
+	// stopped it from extending the components further.
+	WarnBudget WarningCode = "budget"
 	// WarnStorage: the fit changed the storage of the kernel matrix that
 	// auto had chosen (float32 to hybrid, which is float64) because the
 	// float32 fit stopped early, near breakdown.

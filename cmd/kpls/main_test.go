@@ -172,14 +172,26 @@ func TestSelectJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// Default grid for d = 2: d/8, d/4, d/2, d, 2d.
+	// Default grid for d = 2: d/8, d/4, d/2, d, 2d, then any extensions
+	// past an edge, each a factor of 2 beyond the grid so far.
 	want := []float64{0.25, 0.5, 1, 2, 4}
-	if len(doc.Widths) != len(want) {
-		t.Fatalf("widths %v, want %v", doc.Widths, want)
+	if len(doc.Widths) < len(want) {
+		t.Fatalf("widths %v, want %v first", doc.Widths, want)
 	}
 	for i := range want {
 		if doc.Widths[i] != want[i] {
-			t.Errorf("widths %v, want %v", doc.Widths, want)
+			t.Errorf("widths %v, want %v first", doc.Widths, want)
+		}
+	}
+	lo, hi := want[0], want[len(want)-1]
+	for _, w := range doc.Widths[len(want):] {
+		switch w {
+		case lo / 2:
+			lo = w
+		case hi * 2:
+			hi = w
+		default:
+			t.Errorf("widths %v: %g extends neither edge", doc.Widths, w)
 		}
 	}
 	if doc.Warnings == nil {

@@ -29,6 +29,8 @@ type selectJSON struct {
 	Criterion   kpls.Criterion `json:"criterion"`
 	Folds       int            `json:"folds,omitempty"`
 	Widths      []float64      `json:"widths"`
+	Passes      int            `json:"passes"`
+	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
 	Storage     storageJSON    `json:"storage"`
 	Warnings    []string       `json:"warnings"`
@@ -135,17 +137,19 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		"Chooses the kernel, the RBF width and the number of components. Each grid point (the RBF widths\n"+
 			"and the linear kernel) is fitted once per fold (--criterion cv, the default: k-fold\n"+
 			"cross-validation) or once to all rows (gcv, bic, aic, gmdl: from the DoF, no refits), and every m\n"+
-			"is read from that run; while a choice sits at the largest m fitted, the components are doubled up\n"+
-			"to --max-components. Prints the whole table and saves the chosen model with its choice, which\n"+
+			"is read from that run; while a choice is not clearly behind the largest m fitted, the components\n"+
+			"are doubled, up to what the data allow, --max-components or --max-passes. Prints the whole table\n"+
+			"and saves the chosen model with its choice, which\n"+
 			"kpls predict then uses. Without --widths the grid is d/8, d/4, d/2, d, 2d for d features (on\n"+
 			"standardised features w = d/2 is scikit-learn's default gamma = 1/d).")
 	cfg := &selectConfig{}
 	cfg.mf.Register(fs, string(kpls.DoFApprox))
-	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge")
+	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge and improves there")
 	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
-	fs.IntVar(&cfg.so.MaxComponents, "max-components", kpls.DefaultMaxComponents, "extend the components up to `M` while a choice sits at the largest m fitted")
+	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
+	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
@@ -163,9 +167,11 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	switch {
 	case so.Criterion == kpls.CV && so.Folds < 2:
 		return nil, cli.Usagef("--folds: %d, want at least 2", so.Folds)
-	case so.MaxComponents < 1:
-		return nil, cli.Usagef("--max-components: %d, want at least 1", so.MaxComponents)
-	case fs.IsSet("components") && so.MaxComponents < cfg.mf.Components:
+	case so.MaxComponents < 0:
+		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
+	case so.MaxPasses < 1:
+		return nil, cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
+	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
 	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
@@ -262,7 +268,7 @@ func (cfg *selectConfig) renderJSON(e *cli.Env, r *selectResult) error {
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.target, Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
+		Criterion: sel.Criterion, Widths: r.widths, Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Model: cfg.modelOut,
 	}
@@ -282,7 +288,8 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult) {
 		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)
 	}
 	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
-	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n\n", describeStorage(storageOf(sel.Model)))
+	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
+	fmt.Fprintf(w, "search     %d passes over the kernel matrix (budget %d)\n\n", sel.Passes, cfg.so.MaxPasses)
 	selectionTable(w, sel)
 	b := sel.Best
 	tr := trainingOf(sel.Model, b.M)
