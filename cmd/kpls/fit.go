@@ -50,22 +50,6 @@ type fitResult struct {
 	target   string
 }
 
-func runFit(ctx context.Context, e *cli.Env, args []string) error {
-	cfg, err := parseFitFlags(e, args)
-	if err != nil {
-		return err
-	}
-	r, err := cfg.run(ctx, e)
-	if err != nil {
-		return err
-	}
-	if cfg.c.JSON {
-		return cfg.renderJSON(e, r)
-	}
-	cfg.renderText(cfg.c.Text(e), r)
-	return nil
-}
-
 func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	fs := cli.NewFlagSet("fit", "--data F.csv [flags]",
 		"Fits kernel PLS with up to --components components in one run and reports, for every m,\n"+
@@ -157,6 +141,15 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 		}
 	}
 	return &fitResult{m: m, features: features, target: opts.TargetName}, nil
+}
+
+// render writes the result as JSON (--json) or as text.
+func (cfg *fitConfig) render(e *cli.Env, r *fitResult) error {
+	if cfg.c.JSON {
+		return cfg.renderJSON(e, r)
+	}
+	cfg.renderText(cfg.c.Text(e), r)
+	return nil
 }
 
 func (cfg *fitConfig) renderJSON(e *cli.Env, r *fitResult) error {

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/kpls-go/kpls/internal/cli"
@@ -31,9 +32,9 @@ var program = cli.Program{
 	About: "Kernel PLS regression with quadratic-time degrees of freedom and confidence bands.",
 	Commands: []cli.Command{
 		{Name: "demo", Summary: "model selection, fit and confidence bands on built-in data (kin8nm, sinc)", Run: runDemo},
-		{Name: "fit", Summary: "fit kernel PLS to a CSV file and report every number of components", Run: runFit},
-		{Name: "select", Summary: "choose the kernel, width and number of components (cross-validation, or GCV, BIC, AIC or gMDL)", Run: runSelect},
-		{Name: "predict", Summary: "predict with a saved model, with confidence bands", Run: runPredict},
+		{Name: "fit", Summary: "fit kernel PLS to a CSV file and report every number of components", Run: shaped(parseFitFlags)},
+		{Name: "select", Summary: "choose the kernel, width and number of components (cross-validation, or GCV, BIC, AIC or gMDL)", Run: shaped(parseSelectFlags)},
+		{Name: "predict", Summary: "predict with a saved model, with confidence bands", Run: shaped(parsePredictFlags)},
 		{Name: "version", Summary: "print the module, Go and BLAS backend versions", Run: runVersion},
 	},
 	Notes: `Run 'kpls <command> --help' for the flags of a command and their defaults.
@@ -45,4 +46,26 @@ Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
 
 func main() {
 	os.Exit(cli.Main(&program))
+}
+
+// command is a subcommand of the one shape: flags → checked config (its
+// parse function) → run → render.
+type command[R any] interface {
+	run(ctx context.Context, e *cli.Env) (R, error)
+	render(e *cli.Env, r R) error
+}
+
+// shaped makes the cli.Command Run function of a command of that shape.
+func shaped[C command[R], R any](parse func(e *cli.Env, args []string) (C, error)) func(context.Context, *cli.Env, []string) error {
+	return func(ctx context.Context, e *cli.Env, args []string) error {
+		cfg, err := parse(e, args)
+		if err != nil {
+			return err
+		}
+		r, err := cfg.run(ctx, e)
+		if err != nil {
+			return err
+		}
+		return cfg.render(e, r)
+	}
 }

@@ -102,18 +102,6 @@ type predictResult struct {
 	doc predictJSON
 }
 
-func runPredict(ctx context.Context, e *cli.Env, args []string) error {
-	cfg, err := parsePredictFlags(e, args)
-	if err != nil {
-		return err
-	}
-	r, err := cfg.run(ctx, e)
-	if err != nil {
-		return err
-	}
-	return cfg.render(e, r)
-}
-
 func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	fs := cli.NewFlagSet("predict", "--model MODEL --data F.csv [flags]",
 		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model). Feature\n"+

@@ -116,22 +116,6 @@ type selectResult struct {
 	widths []float64 // every width searched, the default grid as extended
 }
 
-func runSelect(ctx context.Context, e *cli.Env, args []string) error {
-	cfg, err := parseSelectFlags(e, args)
-	if err != nil {
-		return err
-	}
-	r, err := cfg.run(ctx, e)
-	if err != nil {
-		return err
-	}
-	if cfg.c.JSON {
-		return cfg.renderJSON(e, r)
-	}
-	cfg.renderText(cfg.c.Text(e), r)
-	return nil
-}
-
 func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	fs := cli.NewFlagSet("select", "--data F.csv [flags]",
 		"Chooses the kernel, the RBF width and the number of components. Each grid point (the RBF widths\n"+
@@ -259,6 +243,15 @@ func (cfg *selectConfig) kernelNames() []string {
 		names[i] = k.Name()
 	}
 	return names
+}
+
+// render writes the result as JSON (--json) or as text.
+func (cfg *selectConfig) render(e *cli.Env, r *selectResult) error {
+	if cfg.c.JSON {
+		return cfg.renderJSON(e, r)
+	}
+	cfg.renderText(cfg.c.Text(e), r)
+	return nil
 }
 
 func (cfg *selectConfig) renderJSON(e *cli.Env, r *selectResult) error {
