@@ -154,9 +154,6 @@ func (f *fitter) operator(ctx context.Context) (kernelop.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.kstats.ColMean == nil {
-		f.storageWarn = nil // a first build: auto's first choice
-	}
 	return f.build(ctx, s, limit)
 }
 
