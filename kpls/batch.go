@@ -3,6 +3,7 @@ package kpls
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
@@ -26,23 +27,24 @@ type foldBatch struct {
 
 // foldSeq is one sequence of a foldBatch.
 type foldSeq struct {
-	train, test []int     // rows it trains on and predicts
-	yMean       float64   // mean of the training response
-	yc          []float64 // centred training response, over train
-	kr          *krylov   // in the coordinates of train, as a fit to those rows alone
+	target, fold int       // whose response, and which fold of it
+	train, test  []int     // rows it trains on and predicts
+	yMean        float64   // mean of the training response
+	yc           []float64 // centred training response, over train
+	kr           *krylov   // in the coordinates of train, as a fit to those rows alone
 }
 
-// newFoldBatch sets up one sequence per fold, each to run maxSteps steps.
-func newFoldBatch(n int, y []float64, folds []foldIndex, maxSteps int) (*foldBatch, error) {
-	b := &foldBatch{n: n}
+// add sets up one sequence per fold for target t's response y, each to
+// run maxSteps steps.
+func (b *foldBatch) add(t int, y []float64, folds []foldIndex, maxSteps int) error {
 	for f, fi := range folds {
-		s := &foldSeq{train: fi.train, test: fi.test}
+		s := &foldSeq{target: t, fold: f, train: fi.train, test: fi.test}
 		ytr := make([]float64, len(fi.train))
 		for i, r := range fi.train {
 			ytr[i] = y[r]
 		}
 		if isConstant(ytr) {
-			return nil, fmt.Errorf("fold %d: %w: every value is %g", f+1, ErrConstantY, ytr[0])
+			return fmt.Errorf("fold %d: %w: every value is %g", f+1, ErrConstantY, ytr[0])
 		}
 		var sum float64
 		for _, v := range ytr {
@@ -58,13 +60,15 @@ func newFoldBatch(n int, y []float64, folds []foldIndex, maxSteps int) (*foldBat
 		s.kr.out = newOutOfFold(len(fi.test), maxSteps)
 		b.seqs = append(b.seqs, s)
 	}
-	return b, nil
+	return nil
 }
 
-// grow makes room for maxSteps steps in every sequence.
-func (b *foldBatch) grow(maxSteps int) {
+// grow makes room for maxSteps steps in the sequences of the targets ts.
+func (b *foldBatch) grow(maxSteps int, ts []int) {
 	for _, s := range b.seqs {
-		s.kr.grow(maxSteps)
+		if slices.Contains(ts, s.target) {
+			s.kr.grow(maxSteps)
+		}
 	}
 }
 

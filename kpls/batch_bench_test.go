@@ -52,8 +52,8 @@ func BenchmarkCVStep(b *testing.B) {
 				})
 				b.Run(fmt.Sprintf("fit=folds%d", folds), func(b *testing.B) {
 					for b.Loop() {
-						fb, err := newFoldBatch(n, f.yc, idx, steps)
-						if err != nil {
+						fb := &foldBatch{n: n}
+						if err := fb.add(0, f.yc, idx, steps); err != nil {
 							b.Fatal(err)
 						}
 						if err := fb.run(context.Background(), &f.opts, op, nil); err != nil {

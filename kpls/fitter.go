@@ -27,7 +27,8 @@ type fitter struct {
 
 	// buf is the memory of the kernel matrix. op lives in it while this
 	// fitter is buf's owner; another fitter that builds into buf takes
-	// it over, and op becomes nil here (kernelBuffer.claim).
+	// it over, and op becomes nil here (kernelBuffer.claim). Fitters of
+	// other responses may share op (adopt).
 	buf     *kernelBuffer
 	op      kernelop.Operator
 	storage Storage        // how op holds K_c
@@ -147,7 +148,7 @@ func (f *fitter) report(stage Stage) func(done, total int) {
 // operator returns the fitter's kernel matrix, building it when the
 // fitter has none yet or another fitter has taken its memory since.
 func (f *fitter) operator(ctx context.Context) (kernelop.Operator, error) {
-	if f.op != nil && f.buf.owner == f {
+	if f.op != nil && f.buf.holds(f) {
 		return f.op, nil
 	}
 	s, limit, err := f.opts.storageFor(f.n)
@@ -155,6 +156,17 @@ func (f *fitter) operator(ctx context.Context) (kernelop.Operator, error) {
 		return nil, err
 	}
 	return f.build(ctx, s, limit)
+}
+
+// adopt takes over the kernel matrix of from, a fitter of another
+// response over the same inputs and options, if it has one: the two
+// share the operator (and its memory) instead of building it twice.
+func (f *fitter) adopt(from *fitter) {
+	if from == nil || from.op == nil || !from.buf.holds(from) || from.buf != f.buf {
+		return
+	}
+	f.op, f.storage, f.kstats, f.storageWarn = from.op, from.storage, from.kstats, from.storageWarn
+	f.buf.share(f)
 }
 
 // build builds K_c in storage s into the fitter's buffer. A rebuild

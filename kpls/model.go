@@ -60,6 +60,19 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	if err != nil {
 		return nil, err
 	}
+	m, err := fitModel(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	// The fitter's buffer is the model's alone: it keeps the operator
+	// for confidence bands.
+	m.op = f.op
+	return m, nil
+}
+
+// fitModel runs f's fit and records its choice of m by the options'
+// criterion.
+func fitModel(ctx context.Context, f *fitter) (*Model, error) {
 	if err := f.fit(ctx); err != nil {
 		return nil, err
 	}
@@ -67,9 +80,6 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, 
 	if err != nil {
 		return nil, err
 	}
-	// The fitter's buffer is the model's alone: it keeps the operator
-	// for confidence bands.
-	m.op = f.op
 	c := m.opts.Criterion
 	m.chosen = &Choice{Criterion: c, M: m.ComponentsBy(c)}
 	if m.chosen.M == m.valid && m.valid == m.opts.Components && m.valid > 0 {

@@ -114,20 +114,36 @@ func (o *Options) storageFor(n int) (Storage, int64, error) {
 // n×n is allocated per width. One buffer serves dense, float32 and hybrid
 // storage: whichever the next operator needs. Its owner is the fitter
 // whose operator lives in it: a fitter claims the buffer before it
-// builds, and the previous owner's operator is dropped then, so no
-// operator outlives its memory.
+// builds, and the previous users' operators are dropped then, so no
+// operator outlives its memory. Fitters of other responses on the same
+// kernel matrix share the operator (fitter.adopt) and are users too.
 type kernelBuffer struct {
 	b     []float64
-	owner *fitter
+	users []*fitter
 }
 
-// claim makes f the buffer's owner; the previous owner loses its
+// claim makes f the buffer's only user; the previous users lose their
 // operator, whose memory the next build overwrites.
 func (kb *kernelBuffer) claim(f *fitter) {
-	if kb.owner != nil && kb.owner != f {
-		kb.owner.op = nil
+	for _, u := range kb.users {
+		if u != f {
+			u.op = nil
+		}
 	}
-	kb.owner = f
+	kb.users = append(kb.users[:0], f)
+}
+
+// share adds f to the users of the operator in the buffer.
+func (kb *kernelBuffer) share(f *fitter) { kb.users = append(kb.users, f) }
+
+// holds reports whether f's operator lives in the buffer now.
+func (kb *kernelBuffer) holds(f *fitter) bool {
+	for _, u := range kb.users {
+		if u == f {
+			return true
+		}
+	}
+	return false
 }
 
 func (kb *kernelBuffer) float64s(size int) []float64 {

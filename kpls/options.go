@@ -95,6 +95,10 @@ type Options struct {
 	// prediction file can be matched by column name. Optional.
 	FeatureNames []string `json:"feature_names,omitempty"`
 	TargetName   string   `json:"target_name,omitempty"`
+	// TargetNames name the columns of a response matrix (FitTargets,
+	// SelectTargets): each target's model records its own as TargetName.
+	// Optional; if set, one per column.
+	TargetNames []string `json:"-"`
 
 	// Storage is how the fit holds the centred kernel matrix; the zero
 	// value (StorageAuto) chooses by MemoryLimit. Not saved with a model:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -68,6 +69,10 @@ type SelectOptions struct {
 	// MaxComponents bounds the components the search extends to; zero
 	// means what the data allow.
 	MaxComponents int
+	// SharedKernel, with several targets (SelectTargets), chooses one
+	// kernel and width for all of them, by the mean of 1 − Q² over the
+	// targets, each with its own m. It needs cross-validation.
+	SharedKernel bool
 	// MaxPasses is the search's budget of passes over the kernel matrix:
 	// a build, or one product with a block of vectors, counts one (the
 	// cost per pass is about the same whatever the block's width up to a
@@ -160,70 +165,127 @@ func (g gridPoint) width() float64 {
 // components while the choice sits at the largest m fitted. One n×n
 // buffer is reused across the grid.
 func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*Selection, error) {
-	s, grid, scanned, err := newSelector(ctx, x, y, so)
+	sels, err := selectTargets(ctx, x, [][]float64{y}, so)
 	if err != nil {
 		return nil, err
 	}
-	sel, err := s.search(grid, scanned)
+	return sels[0], nil
+}
+
+// SelectTargets runs Select for every column of the response matrix y
+// (n×q) at once: the targets share every kernel matrix and every product
+// with it (their folds' fits advance in one block product), and each gets
+// its own choice of kernel, width and m, the one Select gives for its
+// column alone (to rounding; the budget of passes is shared). With
+// so.SharedKernel, one kernel and width serve all targets, each with its
+// own m. With so.TargetNames set, target t's model records TargetNames[t]
+// as its TargetName.
+func SelectTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, so SelectOptions) ([]*Selection, error) {
+	ys, err := responseColumns(y, so.Options)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.final(s.best, sel.Best.M, s.fitted[s.best.id], s.bestModel)
+	return selectTargets(ctx, x, ys, so)
+}
+
+func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) ([]*Selection, error) {
+	s, scanned, err := newSelector(ctx, x, ys, so)
 	if err != nil {
 		return nil, err
 	}
-	sel.Model, sel.Passes = m, s.passes
-	if s.crit == CV {
-		fullStats(sel, m)
+	if err := s.search(scanned); err != nil {
+		return nil, err
 	}
-	for _, w := range m.warns {
-		sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
+	// Targets at the same grid point follow one another, so that they
+	// share its kernel matrix.
+	order := make([]int, len(ys))
+	best := make([]int, len(ys))
+	for _, c := range s.choosers {
+		for _, t := range c.targets {
+			order[t], best[t] = t, c.best
+		}
 	}
-	return sel, nil
+	slices.SortStableFunc(order, func(a, b int) int { return best[a] - best[b] })
+	var prev *fitter
+	for i, t := range order {
+		if i > 0 && best[order[i-1]] != best[t] {
+			prev = nil
+		}
+		sel, r := s.sels[t], s.results[best[t]][t]
+		m, f, err := s.final(t, s.points[best[t]], sel.Best.M, len(r.rows)-1, r.model, prev)
+		if err != nil {
+			return nil, s.targetError(t, err)
+		}
+		if f != nil {
+			prev = f
+		}
+		sel.Model = m
+		if s.crit == CV {
+			fullStats(sel, m)
+		}
+		for _, w := range m.warns {
+			sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
+		}
+	}
+	for _, sel := range s.sels {
+		sel.Passes = s.passes
+	}
+	return s.sels, nil
 }
 
 // newSelector checks Select's options against the data and sets up the
-// search with its grid.
-func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*selector, []gridPoint, map[string]bool, error) {
+// search with its grid and one chooser per target (one for all of them
+// with SharedKernel).
+func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) (*selector, map[string]bool, error) {
 	opts := so.Options
 	crit, err := ParseCriterion(string(so.Criterion))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if so.Criterion == "" {
 		crit = DefaultCriterion
 	}
+	if so.SharedKernel && crit != CV {
+		return nil, nil, fmt.Errorf("%w: a shared kernel is chosen by cross-validation, not %s (the DoF criteria of different targets do not add up to one score)", ErrBadOption, crit)
+	}
 	if opts.Kernel != nil {
 		if so.Kernels != nil {
-			return nil, nil, nil, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
+			return nil, nil, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
 		}
 		so.Kernels = []Kernel{opts.Kernel}
 	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
+	}
+	tss := make([]float64, len(ys))
+	for t, y := range ys {
+		if err := checkResponse(y, n, d); err != nil {
+			return nil, nil, targetError(opts, t, len(ys), err)
+		}
+		tss[t] = sumSquaresAboutMean(y)
 	}
 	grid, scanned, err := so.grid(n, d)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	folds := so.Folds
 	if folds == 0 {
 		folds = DefaultFolds
 	}
 	if crit == CV && (folds < 2 || folds > n) {
-		return nil, nil, nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
+		return nil, nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
 	}
 	maxComp := so.MaxComponents
 	if maxComp < 0 {
-		return nil, nil, nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
+		return nil, nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
 	}
 	if maxComp == 0 {
 		maxComp = math.MaxInt // what the data allow (limit)
 	}
 	budget := so.MaxPasses
 	if budget < 0 {
-		return nil, nil, nil, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, budget)
+		return nil, nil, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, budget)
 	}
 	if budget == 0 {
 		budget = DefaultMaxPasses
@@ -233,67 +295,190 @@ func newSelector(ctx context.Context, x mat.Matrix, y []float64, so SelectOption
 		start = DefaultComponents
 	}
 	if start < 0 {
-		return nil, nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
+		return nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
 	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), y: y, n: n, d: d, crit: crit, folds: folds, seed: opts.Seed,
-		start: start, maxComp: max(maxComp, start), budget: budget, opts: opts, fitted: map[int]int{}}
-	return s, grid, scanned, nil
-}
-
-// search scores every grid point, extending the default widths past the
-// edge the best one sits at, and records the best in s.
-func (s *selector) search(grid []gridPoint, scanned map[string]bool) (*Selection, error) {
-	sel := &Selection{Criterion: s.crit}
-	bestScore := math.Inf(1)
-	// With the default widths, a winner at the narrowest or widest one
-	// extends the grid of its kernel by a factor of 2 that way, until the
-	// best is inside, the score is flat at the edge, or the budget is
-	// spent.
-	first, why := len(grid), ""
-	for gi := 0; gi < len(grid); gi++ {
-		g := grid[gi]
-		s.opts.report(StageSelect, g.width(), gi, len(grid))
-		rows, choice, warns, err := s.point(g)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
-		}
-		sel.Table = append(sel.Table, rows...)
-		sel.Warnings = append(sel.Warnings, warns...)
-		s.fitted[g.id] = len(rows) - 1
-		before := bestScore
-		if choice >= 0 {
-			c := rows[choice]
-			sel.Choices = append(sel.Choices, c)
-			if sc := c.Score(s.crit); sc < bestScore {
-				bestScore, s.best, sel.Best = sc, g, c
-				if s.crit != CV {
-					// The fit to all rows at g is complete; later grid
-					// points reuse only the kernel buffer, not the model.
-					s.bestModel = s.model
-				}
-			}
-		}
-		if gi < len(grid)-1 || len(scanned) == 0 || !scanned[s.best.kernel.Name()] {
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: crit, folds: folds, seed: opts.Seed,
+		start: start, maxComp: max(maxComp, start), budget: budget, opts: opts, points: grid}
+	s.results = make([][]*pointResult, len(grid))
+	for p := range s.results {
+		s.results[p] = make([]*pointResult, len(ys))
+	}
+	ids := make([]int, len(grid))
+	for p := range ids {
+		ids[p] = p
+	}
+	for t := range ys {
+		s.sels = append(s.sels, &Selection{Criterion: crit})
+		if so.SharedKernel && t > 0 {
+			s.choosers[0].targets = append(s.choosers[0].targets, t)
 			continue
 		}
-		w, ok := widerGrid(grid, s.best)
-		switch {
-		case !ok:
-		case gi >= first && s.best.id == g.id && !(bestScore < before-widthGain*math.Abs(before)):
-			why = fmt.Sprintf("the %s score improves by less than %.1g relative there", s.crit, widthGain)
-		case s.passes >= s.budget:
-			why = s.budgetSpent()
-		default:
-			grid = append(grid, gridPoint{WithWidth(s.best.kernel, w), len(grid)})
+		s.choosers = append(s.choosers, &chooser{targets: []int{t}, grid: slices.Clone(ids), first: len(ids), best: -1, bestScore: math.Inf(1)})
+	}
+	return s, scanned, nil
+}
+
+func sumSquaresAboutMean(y []float64) float64 {
+	var mean, ss float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	for _, v := range y {
+		ss += (v - mean) * (v - mean)
+	}
+	return ss
+}
+
+// chooser chooses the grid point of one target, or of all of them with
+// SharedKernel: it takes in its own list of grid points in order,
+// extends the list past the edge its best sits at, and keeps its best.
+type chooser struct {
+	targets   []int
+	grid      []int  // ids of the selector's points, in the order taken in
+	next      int    // index in grid of the next point to take in
+	first     int    // len(grid) before any extension
+	why       string // why the widths stopped at an edge, if they did
+	best      int    // id of the best point, −1 if none yet
+	bestScore float64
+}
+
+// search evaluates every grid point some chooser needs, for the targets
+// that need it together, until every chooser has taken in its grid, and
+// records each target's table and best in s.sels.
+func (s *selector) search(scanned map[string]bool) error {
+	for {
+		p := -1
+		for _, c := range s.choosers {
+			if c.next < len(c.grid) && (p < 0 || c.grid[c.next] < p) {
+				p = c.grid[c.next]
+			}
+		}
+		if p < 0 {
+			break
+		}
+		var ts []int
+		var cs []*chooser
+		for _, c := range s.choosers {
+			if c.next < len(c.grid) && c.grid[c.next] == p {
+				cs, ts = append(cs, c), append(ts, c.targets...)
+			}
+		}
+		g := s.points[p]
+		s.opts.report(StageSelect, g.width(), s.evaluated, len(s.points))
+		if err := s.evaluate(g, ts); err != nil {
+			return fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
+		}
+		s.evaluated++
+		for _, c := range cs {
+			s.takeIn(c, p, scanned)
 		}
 	}
-	if why != "" {
-		sel.Warnings = append(sel.Warnings, warnf(WarnWidthAtEdge, "the best %s width %g is at the edge of the grid after %d extensions: %s", s.best.kernel.Name(), s.best.width(), len(grid)-first, why))
+	for _, c := range s.choosers {
+		if c.best < 0 {
+			return fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.crit)
+		}
+		if c.why != "" {
+			b := s.points[c.best]
+			w := warnf(WarnWidthAtEdge, "the best %s width %g is at the edge of the grid after %d extensions: %s", b.kernel.Name(), b.width(), len(c.grid)-c.first, c.why)
+			for _, t := range c.targets {
+				s.sels[t].Warnings = append(s.sels[t].Warnings, w)
+			}
+		}
 	}
-	if math.IsInf(bestScore, 1) {
-		return nil, fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.crit)
+	return nil
+}
+
+// takeIn adds point p's results to chooser c's targets, keeps it if it
+// is the best so far, and, with the default widths, extends c's grid by
+// a factor of 2 past the edge its best sits at, until the best is
+// inside, the score is flat at the edge, or the budget is spent.
+func (s *selector) takeIn(c *chooser, p int, scanned map[string]bool) {
+	gi := c.next
+	c.next++
+	before := c.bestScore
+	score, ok := s.score(c, p)
+	better := ok && score < c.bestScore
+	for _, t := range c.targets {
+		r, sel := s.results[p][t], s.sels[t]
+		sel.Table = append(sel.Table, r.rows...)
+		sel.Warnings = append(sel.Warnings, r.warns...)
+		if r.choice >= 0 {
+			sel.Choices = append(sel.Choices, r.rows[r.choice])
+		}
+		if better {
+			sel.Best = r.rows[r.choice]
+			if c.best >= 0 {
+				s.results[c.best][t].model = nil // the fit at the old best is not needed any more
+			}
+		} else {
+			r.model = nil
+		}
 	}
-	return sel, nil
+	if better {
+		c.bestScore, c.best = score, p
+	}
+	if gi < len(c.grid)-1 || len(scanned) == 0 || c.best < 0 || !scanned[s.points[c.best].kernel.Name()] {
+		return
+	}
+	best := s.points[c.best]
+	w, ok := widerGrid(s.gridOf(c), best)
+	switch {
+	case !ok:
+	case gi >= c.first && c.best == p && !(c.bestScore < before-widthGain*math.Abs(before)):
+		c.why = fmt.Sprintf("the %s score improves by less than %.1g relative there", s.crit, widthGain)
+	case s.passes >= s.budget:
+		c.why = s.budgetSpent()
+	default:
+		c.grid = append(c.grid, s.point(WithWidth(best.kernel, w)))
+	}
+}
+
+// score is chooser c's score at point p: its target's choice's score, or
+// with a shared kernel the mean of 1 − Q² over the targets (each at its
+// own choice of m), which weighs targets of every scale alike. It is
+// false if a target has no choice there.
+func (s *selector) score(c *chooser, p int) (float64, bool) {
+	if len(c.targets) == 1 {
+		r := s.results[p][c.targets[0]]
+		if r.choice < 0 {
+			return 0, false
+		}
+		return r.rows[r.choice].Score(s.crit), true
+	}
+	var sum float64
+	for _, t := range c.targets {
+		r := s.results[p][t]
+		if r.choice < 0 {
+			return 0, false
+		}
+		sum += 1 - r.rows[r.choice].Q2
+	}
+	return sum / float64(len(c.targets)), true
+}
+
+// gridOf returns chooser c's grid points.
+func (s *selector) gridOf(c *chooser) []gridPoint {
+	g := make([]gridPoint, len(c.grid))
+	for i, p := range c.grid {
+		g[i] = s.points[p]
+	}
+	return g
+}
+
+// point returns the id of the grid point of kernel k, added if new: a
+// width one target's search extends to may be one another's has already.
+func (s *selector) point(k Kernel) int {
+	label := kernelLabel(k)
+	for _, g := range s.points {
+		if kernelLabel(g.kernel) == label {
+			return g.id
+		}
+	}
+	id := len(s.points)
+	s.points = append(s.points, gridPoint{k, id})
+	s.results = append(s.results, make([]*pointResult, len(s.ys)))
+	return id
 }
 
 // widerGrid returns the width one step past the edge that best sits at

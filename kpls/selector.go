@@ -9,11 +9,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// selector runs the search for one Select call.
+// selector runs the search for one Select or SelectTargets call.
 type selector struct {
 	ctx            context.Context
 	x              *mat.Dense
-	y              []float64
+	ys             [][]float64 // the targets' responses
+	tss            []float64   // each target's total sum of squares about its mean
 	n, d           int
 	crit           Criterion
 	folds          int
@@ -24,34 +25,53 @@ type selector struct {
 	// fitter of the search adds to it); budget bounds them.
 	passes, budget int
 	// buf is the memory of one kernel matrix, for the fits to all rows
-	// and the fold fits alike: one fitter owns it at a time, whatever
-	// the width.
-	buf     kernelBuffer
-	split   []foldIndex // the cross-validation folds, split once
-	stopped string      // why the last fit that limited the components stopped
+	// and the fold fits alike: one grid point's fitters use it at a
+	// time, whatever the width.
+	buf   kernelBuffer
+	split []foldIndex // the cross-validation folds, split once
 
-	// full is the DoF criteria's fit to all rows at grid point fullAt,
-	// kept so that more components refit on its kernel matrix; model is
-	// its last result.
-	full   *fitter
+	// points are the grid points any target visits, in the order they
+	// were added; results[p][t] is target t's outcome at point p.
+	points    []gridPoint
+	results   [][]*pointResult
+	choosers  []*chooser
+	sels      []*Selection // each target's
+	evaluated int          // points evaluated so far (progress)
+
+	// full are the DoF criteria's fits to all rows at grid point fullAt,
+	// one per target, kept so that more components refit on their kernel
+	// matrix.
+	full   []*fitter
 	fullAt int
-	model  *Model
 	// cv is the fit to all rows whose kernel matrix the folds' batch
-	// runs on, at grid point cvAt.
+	// runs on.
 	cv    *fitter
-	cvAt  int
 	batch *foldBatch
-
-	best      gridPoint   // the best grid point so far
-	bestModel *Model      // the DoF criteria's fit at best
-	fitted    map[int]int // components fitted per grid point
 }
 
-// options are the options of a fit at grid point g with comp components:
-// the kernel is g's, and the criterion is the fit's own default (Select
-// records its choice itself).
-func (s *selector) options(g gridPoint, comp int) Options {
-	o := s.opts
+// pointResult is one target's outcome at one grid point.
+type pointResult struct {
+	rows   []SelectionRow // m = 0..the components fitted there
+	choice int            // index of the criterion's choice in rows, −1 if none
+	warns  []Warning
+	model  *Model // the DoF criteria's fit to all rows (nil with CV, or once not the best)
+}
+
+// pointRun is what one fit or cross-validation at a grid point gives a
+// target before the search decides whether to extend its components.
+type pointRun struct {
+	rows    []SelectionRow
+	broke   bool   // a fit stopped before the components asked for
+	stopped string // why the fit that limited the components stopped
+	warns   []Warning
+	model   *Model
+}
+
+// options are the options of target t's fit at grid point g with comp
+// components: the kernel is g's, the target's name is its own, and the
+// criterion is the fit's own default (Select records its choice itself).
+func (s *selector) options(g gridPoint, comp, t int) Options {
+	o := targetOptions(s.opts, t)
 	o.Kernel, o.Components, o.Criterion = g.kernel, comp, ""
 	return o
 }
@@ -66,53 +86,69 @@ func (s *selector) limit(g gridPoint) int {
 	return min(s.maxComp, o.maxComponents(s.n, s.d))
 }
 
-// point scores every m at grid point g and returns its rows, the index of
-// its choice among them (−1 if none) and its warnings. It doubles the
-// components while the choice is not clearly behind the largest m fitted
-// (cross-validation: behind; the DoF criteria's first local minimum:
-// any m past it), within what the data allow and the budget.
-func (s *selector) point(g gridPoint) ([]SelectionRow, int, []Warning, error) {
+// evaluate scores every m at grid point g for the targets ts, and records
+// each target's rows, choice and warnings in s.results. It doubles the
+// components while a target's choice is not clearly behind the largest m
+// fitted (cross-validation: behind; the DoF criteria's first local
+// minimum: any m past it), within what the data allow and the budget.
+// The targets share every kernel matrix and product; each one's rows are
+// those a search for it alone would have fitted.
+func (s *selector) evaluate(g gridPoint, ts []int) error {
 	label := kernelLabel(g.kernel)
 	limit := s.limit(g)
 	comp := min(s.start, limit)
-	for {
-		var rows []SelectionRow
-		var warns []Warning
-		var broke bool
+	s.cv, s.batch, s.full = nil, nil, nil
+	for len(ts) > 0 {
+		var runs []pointRun
 		var err error
 		if s.crit == CV {
-			rows, broke, err = s.crossValidate(g, comp)
+			runs, err = s.crossValidate(g, comp, ts)
 		} else {
-			rows, broke, warns, err = s.fitAll(g, comp)
+			runs, err = s.fitAll(g, comp, ts)
 		}
 		if err != nil {
-			return nil, -1, nil, err
+			return err
 		}
-		for i := range warns {
-			warns[i] = warns[i].prefixed(label)
-		}
-		choice, scanWarn := s.choose(rows, label)
-		warns = append(warns, scanWarn...)
-		last := len(rows) - 1
-		settled := choice < last && (s.crit != CV || last-choice >= behind(choice))
-		if !settled && !broke && comp < limit && s.passes < s.budget {
-			comp = min(2*comp, limit)
-			continue
-		}
-		switch {
-		case choice == last && choice > 0:
-			why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
-			if broke {
-				why = "the last valid component (a fit stopped at " + s.stopped + ")"
-			} else if comp < limit {
-				why = "the largest m fitted: " + s.budgetSpent()
+		var more []int
+		for i, t := range ts {
+			if r, done := s.conclude(runs[i], label, comp, limit); done {
+				s.results[g.id][t] = r
+			} else {
+				more = append(more, t)
 			}
-			warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
-		case !settled && !broke && comp < limit:
-			warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.crit, choice, last-choice, s.budgetSpent()))
 		}
-		return rows, choice, warns, nil
+		ts, comp = more, min(2*comp, limit)
 	}
+	return nil
+}
+
+// conclude returns a target's outcome at a grid point from its run with
+// comp components, and whether it is final (false: fit more).
+func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointResult, bool) {
+	warns := r.warns
+	for i := range warns {
+		warns[i] = warns[i].prefixed(label)
+	}
+	choice, scanWarn := s.choose(r.rows, label)
+	warns = append(warns, scanWarn...)
+	last := len(r.rows) - 1
+	settled := choice < last && (s.crit != CV || last-choice >= behind(choice))
+	if !settled && !r.broke && comp < limit && s.passes < s.budget {
+		return nil, false
+	}
+	switch {
+	case choice == last && choice > 0:
+		why := fmt.Sprintf("the largest m fitted (limit %d)", limit)
+		if r.broke {
+			why = "the last valid component (a fit stopped at " + r.stopped + ")"
+		} else if comp < limit {
+			why = "the largest m fitted: " + s.budgetSpent()
+		}
+		warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
+	case !settled && !r.broke && comp < limit:
+		warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.crit, choice, last-choice, s.budgetSpent()))
+	}
+	return &pointResult{rows: r.rows, choice: choice, warns: warns, model: r.model}, true
 }
 
 // budgetSpent says that the search's budget stopped it.
@@ -138,106 +174,137 @@ func (s *selector) choose(rows []SelectionRow, label string) (int, []Warning) {
 	return choice, nil
 }
 
-// fitAll fits grid point g to all rows with comp components and returns
-// the rows of the table, whether the fit broke down before comp, and its
-// warnings. The kernel matrix is built once per grid point and kept for
-// refits with more components.
-func (s *selector) fitAll(g gridPoint, comp int) ([]SelectionRow, bool, []Warning, error) {
-	f := s.full
-	if f != nil && s.fullAt == g.id {
-		if err := f.setComponents(comp); err != nil {
-			return nil, false, nil, err
+// fitAll fits grid point g to all rows with comp components for the
+// targets ts and returns their runs. The kernel matrix is built once per
+// grid point, shared by the targets' fits and kept for refits with more
+// components.
+func (s *selector) fitAll(g gridPoint, comp int, ts []int) ([]pointRun, error) {
+	if s.full == nil || s.fullAt != g.id {
+		s.full, s.fullAt = make([]*fitter, len(s.ys)), g.id
+	}
+	var prev *fitter // a fitter at g with the kernel matrix
+	for _, f := range s.full {
+		if f != nil && f.op != nil {
+			prev = f
 		}
-	} else {
-		var err error
-		if f, err = newFitter(s.x, s.y, s.options(g, comp), &s.buf); err != nil {
-			return nil, false, nil, err
+	}
+	runs := make([]pointRun, len(ts))
+	for i, t := range ts {
+		f := s.full[t]
+		if f != nil {
+			if err := f.setComponents(comp); err != nil {
+				return nil, err
+			}
+		} else {
+			var err error
+			if f, err = newFitter(s.x, s.ys[t], s.options(g, comp, t), &s.buf); err != nil {
+				return nil, s.targetError(t, err)
+			}
+			f.passes = &s.passes
+			f.adopt(prev)
+			s.full[t] = f
 		}
-		f.passes = &s.passes
-		s.full, s.fullAt = f, g.id
+		if err := f.fit(s.ctx); err != nil {
+			s.full = nil
+			return nil, s.targetError(t, err)
+		}
+		m, err := f.model(s.ctx)
+		if err != nil {
+			s.full = nil
+			return nil, s.targetError(t, err)
+		}
+		prev = f
+		rows := make([]SelectionRow, len(m.stats))
+		for i, st := range m.stats {
+			rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
+		}
+		runs[i] = pointRun{rows: rows, broke: m.valid < m.opts.Components, stopped: m.stop.Message,
+			warns: append([]Warning(nil), m.warns...), model: m}
 	}
-	if err := f.fit(s.ctx); err != nil {
-		s.full = nil
-		return nil, false, nil, err
-	}
-	m, err := f.model(s.ctx)
-	if err != nil {
-		s.full = nil
-		return nil, false, nil, err
-	}
-	s.model = m
-	rows := make([]SelectionRow, len(m.stats))
-	for i, st := range m.stats {
-		rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
-	}
-	s.stopped = m.stop.Message
-	return rows, m.valid < m.opts.Components, append([]Warning(nil), m.warns...), nil
+	return runs, nil
+}
+
+// targetError names target t in err when there are several.
+func (s *selector) targetError(t int, err error) error {
+	return targetError(s.opts, t, len(s.ys), err)
 }
 
 // crossValidate scores m = 0..comp at grid point g by k-fold
-// cross-validation: the folds' fits run in lock-step on one kernel matrix
-// over all rows (foldBatch), every m's held-out predictions read from
-// the same products. It returns the rows (up to the components valid in
-// every fold) and whether a fold broke down before comp. More components
-// continue the folds' steps on the same matrix.
-func (s *selector) crossValidate(g gridPoint, comp int) ([]SelectionRow, bool, error) {
-	if s.cv == nil || s.cvAt != g.id {
-		o := s.options(g, comp)
+// cross-validation for the targets ts: the fits of every fold and target
+// run in lock-step on one kernel matrix over all rows (foldBatch), every
+// m's held-out predictions read from the same products. A target's rows
+// go up to the components valid in all its folds. More components
+// continue the steps on the same matrix.
+func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, error) {
+	if s.cv == nil {
+		o := s.options(g, comp, ts[0])
 		o.DoF = DoFNone
 		o.Progress = nil
-		f, err := newFitter(s.x, s.y, o, &s.buf)
+		f, err := newFitter(s.x, s.ys[ts[0]], o, &s.buf)
 		if err != nil {
-			return nil, false, err
+			return nil, s.targetError(ts[0], err)
 		}
 		f.passes = &s.passes
-		b, err := newFoldBatch(s.n, s.y, s.foldIndices(), comp)
-		if err != nil {
-			return nil, false, err
+		b := &foldBatch{n: s.n}
+		for _, t := range ts {
+			if err := b.add(t, s.ys[t], s.foldIndices(), comp); err != nil {
+				return nil, s.targetError(t, err)
+			}
 		}
-		s.cv, s.cvAt, s.batch = f, g.id, b
+		s.cv, s.batch = f, b
 	} else {
-		s.batch.grow(comp)
+		s.batch.grow(comp, ts)
 	}
 	op, err := s.cv.operator(s.ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	width := g.width()
 	err = s.batch.run(s.ctx, &s.cv.opts, op, func(done, total int) { s.opts.report(StageCV, width, done, total) })
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	runs := make([]pointRun, len(ts))
+	for i, t := range ts {
+		if runs[i], err = s.foldsPress(g, comp, t); err != nil {
+			return nil, s.targetError(t, err)
+		}
+	}
+	return runs, nil
+}
+
+// foldsPress sums target t's held-out squared errors over its folds for
+// m = 0..comp into the table's rows.
+func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 	press := make([]float64, comp+1)
-	valid := comp
-	for f, fs := range s.batch.seqs {
+	valid, stopped := comp, ""
+	y := s.ys[t]
+	for _, fs := range s.batch.seqs {
+		if fs.target != t {
+			continue
+		}
 		if fs.kr.steps == 0 {
-			return nil, false, fmt.Errorf("fold %d: %w: %s", f+1, ErrBreakdown, fs.kr.stop.Message)
+			return pointRun{}, fmt.Errorf("fold %d: %w: %s", fs.fold+1, ErrBreakdown, fs.kr.stop.Message)
 		}
 		v := min(comp, fs.kr.steps)
 		if v < valid {
-			valid, s.stopped = v, fs.kr.stop.Message
+			valid, stopped = v, fs.kr.stop.Message
 		}
 		pred := fs.predictions(v)
 		for i, row := range fs.test {
 			for c := 0; c <= v; c++ {
-				e := s.y[row] - pred[i*(v+1)+c]
+				e := y[row] - pred[i*(v+1)+c]
 				press[c] += e * e
 			}
 		}
 	}
-	return s.cvRows(g, press, valid), valid < comp, nil
+	return pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}, nil
 }
 
-// cvRows turns the folds' PRESS into the table's rows for m = 0..valid.
-func (s *selector) cvRows(g gridPoint, press []float64, valid int) []SelectionRow {
-	var mean, tss float64
-	for _, v := range s.y {
-		mean += v
-	}
-	mean /= float64(s.n)
-	for _, v := range s.y {
-		tss += (v - mean) * (v - mean)
-	}
+// cvRows turns target t's PRESS over the folds into the table's rows for
+// m = 0..valid.
+func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []SelectionRow {
+	tss := s.tss[t]
 	rows := make([]SelectionRow, valid+1)
 	nan := math.NaN()
 	for i := range rows {
@@ -248,12 +315,15 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid int) []SelectionRo
 	return rows
 }
 
-// final fits the chosen grid point to all rows with the components its
-// search reached, unless the DoF criteria's fit there is at hand, and
-// records the choice.
-func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, error) {
+// final fits target t at its chosen grid point to all rows with the
+// components its search reached, unless the DoF criteria's fit there is
+// at hand, and records the choice. prev is the fitter of the target
+// finished before at the same grid point, if any, whose kernel matrix
+// it shares; final returns its own fitter (nil if it fitted nothing).
+func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter) (*Model, *fitter, error) {
 	s.cv, s.batch, s.full = nil, nil, nil // their Krylov steps are not needed any more
 	var m *Model
+	var f *fitter
 	if fitted != nil && fitted.valid >= choice {
 		m = fitted
 	} else {
@@ -262,26 +332,27 @@ func (s *selector) final(g gridPoint, choice, comp int, fitted *Model) (*Model, 
 		if s.crit == CV {
 			comp = choice
 		}
-		f, err := newFitter(s.x, s.y, s.options(g, max(comp, 1)), &s.buf)
-		if err != nil {
-			return nil, err
+		var err error
+		if f, err = newFitter(s.x, s.ys[t], s.options(g, max(comp, 1), t), &s.buf); err != nil {
+			return nil, nil, err
 		}
 		f.passes = &s.passes
+		f.adopt(prev)
 		if err := f.fit(s.ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m, err = f.model(s.ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m.valid < choice {
 			m.warns = append(m.warns, warnf(WarnFewerComponents, "the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
 			choice = m.valid
 		}
 	}
-	// The buffer belongs to the next Select; the model rebuilds its
-	// kernel matrix if bands are asked for.
+	// The buffer belongs to the next fit; the model rebuilds its kernel
+	// matrix if bands are asked for.
 	m.chosen = &Choice{Criterion: s.crit, M: choice}
-	return m, nil
+	return m, f, nil
 }
 
 // foldIndex is one cross-validation split of the rows.

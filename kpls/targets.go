@@ -1,0 +1,95 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// FitTargets fits one model per column of the response matrix y (n×q) on
+// one kernel matrix: the matrix is built once and every target's fit, DoF
+// and criteria run on it. Each model is the one Fit gives for its column
+// alone (to rounding), with its own choice of m; with opts.TargetNames set,
+// model t records TargetNames[t] as its TargetName.
+//
+// This is q independent fits on shared inputs, not PLS2: each target has
+// its own scores (docs/design.md, "Several targets").
+func FitTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, opts Options) ([]*Model, error) {
+	ys, err := responseColumns(y, opts)
+	if err != nil {
+		return nil, err
+	}
+	buf := new(kernelBuffer)
+	var prev *fitter
+	models := make([]*Model, len(ys))
+	fitters := make([]*fitter, len(ys))
+	for t, yt := range ys {
+		o := targetOptions(opts, t)
+		f, err := newFitter(x, yt, o, buf)
+		if err != nil {
+			return nil, targetError(opts, t, len(ys), err)
+		}
+		f.adopt(prev)
+		if models[t], err = fitModel(ctx, f); err != nil {
+			return nil, targetError(opts, t, len(ys), err)
+		}
+		prev, fitters[t] = f, f
+	}
+	// The models keep the operator for confidence bands where it still
+	// lives in the buffer (a later target's storage may have rebuilt it);
+	// the others build it when bands are asked for.
+	for t, f := range fitters {
+		if buf.holds(f) {
+			models[t].op = f.op
+		}
+	}
+	return models, nil
+}
+
+// responseColumns checks a response matrix against the options and
+// returns its columns.
+func responseColumns(y mat.Matrix, opts Options) ([][]float64, error) {
+	ys, n, q, err := denseRows(y, "y")
+	if err != nil {
+		return nil, err
+	}
+	if q == 0 {
+		return nil, fmt.Errorf("%w: y has no columns", ErrShape)
+	}
+	if opts.TargetNames != nil && len(opts.TargetNames) != q {
+		return nil, fmt.Errorf("%w: %d target names for %d columns of y", ErrBadOption, len(opts.TargetNames), q)
+	}
+	if opts.TargetNames != nil && opts.TargetName != "" {
+		return nil, fmt.Errorf("%w: both TargetName and TargetNames are set", ErrBadOption)
+	}
+	cols := make([][]float64, q)
+	for t := range cols {
+		cols[t] = make([]float64, n)
+		for i := range n {
+			cols[t][i] = ys[i*q+t]
+		}
+	}
+	return cols, nil
+}
+
+// targetOptions are the options of target t's fit: its name recorded as
+// the model's TargetName.
+func targetOptions(o Options, t int) Options {
+	if o.TargetNames != nil {
+		o.TargetName = o.TargetNames[t]
+	}
+	o.TargetNames = nil
+	return o
+}
+
+// targetError names the target an error is about, when there are several.
+func targetError(o Options, t, q int, err error) error {
+	if q == 1 {
+		return err
+	}
+	if o.TargetNames != nil {
+		return fmt.Errorf("target %q: %w", o.TargetNames[t], err)
+	}
+	return fmt.Errorf("target %d: %w", t+1, err)
+}
