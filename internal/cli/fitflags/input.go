@@ -122,10 +122,9 @@ func list(flag, s string) ([]string, error) {
 }
 
 // ReadTraining reads --data for fit and select: the chosen features, then
-// the target as the last column, so that Table.Split(--target) and
-// TargetName work on the result. Columns not chosen are never parsed.
-// Without --target the target is the last column not excluded, and a note
-// on stderr says which.
+// the targets as the last columns (Model.Split separates them). Columns
+// not chosen are never parsed. Without --target the target is the last
+// column not excluded, and a note on stderr says which.
 func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	feats, err := list("features", m.Features)
 	if err != nil {
@@ -153,43 +152,49 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 			return nil, unknownColumn(name, names, c)
 		}
 	}
+	targets, err := list("target", m.Target)
+	if err != nil {
+		return nil, err
+	}
 	excluded := func(c string) bool { return c == m.ID || slices.Contains(drop, c) || slices.Contains(feats, c) }
-	target := m.Target
-	if target == "" {
+	if targets == nil {
 		for j := len(names) - 1; j >= 0; j-- {
 			if !excluded(names[j]) {
-				target = names[j]
+				targets = []string{names[j]}
 				break
 			}
 		}
-		if target == "" {
+		if targets == nil {
 			return nil, cli.Usagef("--data %s: no column left for the target", name)
 		}
 		if !m.NoHeader {
-			fmt.Fprintf(e.Stderr, "%s: no --target given: the target is column %q (of %d)\n", e.Prog, target, len(names))
+			fmt.Fprintf(e.Stderr, "%s: no --target given: the target is column %q (of %d)\n", e.Prog, targets[0], len(names))
 		}
-	} else if !slices.Contains(names, target) {
-		return nil, unknownColumn(name, names, target)
 	}
-	switch {
-	case target == m.ID:
-		return nil, cli.Usagef("--id %q is also the target", m.ID)
-	case slices.Contains(feats, target):
-		return nil, cli.Usagef("--features: %q is the target", target)
-	case slices.Contains(drop, target):
-		return nil, cli.Usagef("--drop: %q is the target", target)
+	for _, target := range targets {
+		switch {
+		case !slices.Contains(names, target):
+			return nil, unknownColumn(name, names, target)
+		case target == m.ID:
+			return nil, cli.Usagef("--id %q is also the target", m.ID)
+		case slices.Contains(feats, target):
+			return nil, cli.Usagef("--features: %q is the target", target)
+		case slices.Contains(drop, target):
+			return nil, cli.Usagef("--drop: %q is the target", target)
+		}
 	}
 	if feats == nil {
 		for _, c := range names {
-			if c != target && !excluded(c) {
+			if !slices.Contains(targets, c) && !excluded(c) {
 				feats = append(feats, c)
 			}
 		}
 	}
+	target := strings.Join(targets, ", ")
 	if len(feats) == 0 {
 		return nil, cli.Usagef("--data %s: no feature columns besides the target %q", name, target)
 	}
-	t, err := r.Read(dataset.Columns{Numeric: append(feats, target), ID: m.ID})
+	t, err := r.Read(dataset.Columns{Numeric: append(feats, targets...), ID: m.ID})
 	if err != nil {
 		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
 			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
@@ -240,4 +245,37 @@ func TargetName(t *dataset.Table, target string) string {
 		return target
 	}
 	return t.Names[t.Cols-1]
+}
+
+// Training is training data split into features and targets.
+type Training struct {
+	N        int
+	X        []float64 // N×len(Features), row-major
+	Y        []float64 // N×len(Targets), row-major
+	Features []string
+	Targets  []string
+}
+
+// Split separates the targets of --target (the last column without it)
+// from the features of a table ReadTraining read.
+func (m *Model) Split(t *dataset.Table) (*Training, error) {
+	targets, err := list("target", m.Target)
+	if err != nil {
+		return nil, err
+	}
+	if targets == nil {
+		targets = []string{t.Names[t.Cols-1]}
+	}
+	q := len(targets)
+	d := t.Cols - q
+	if d < 1 {
+		return nil, cli.Usagef("--data %s: no feature columns besides the targets", t.File)
+	}
+	tr := &Training{N: t.Rows, X: make([]float64, 0, t.Rows*d), Y: make([]float64, 0, t.Rows*q), Features: slices.Clone(t.Names[:d]), Targets: targets}
+	for i := range t.Rows {
+		row := t.Data[i*t.Cols : (i+1)*t.Cols]
+		tr.X = append(tr.X, row[:d]...)
+		tr.Y = append(tr.Y, row[d:]...)
+	}
+	return tr, nil
 }

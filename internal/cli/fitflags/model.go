@@ -33,7 +33,7 @@ type Model struct {
 // default --dof.
 func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	fs.StringVar(&m.Data, "data", "", "training data: a CSV `file` with a header line (required); - reads standard input, .gz files are decompressed")
-	fs.StringVar(&m.Target, "target", "", "target `column` name; empty means the last column not excluded by --features, --drop or --id (named on stderr)")
+	fs.StringVar(&m.Target, "target", "", "target `columns`: a name, or several separated by commas (one model each, on shared kernel matrices); empty means the last column not excluded by --features, --drop or --id (named on stderr)")
 	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))), linear (xᵀz), polynomial ((xᵀz/d + offset)^degree), laplacian (exp(−‖x−z‖/w)), matern32 or matern52 (Matérn ν = 3/2, 5/2, length scale w)")
 	fs.IntVar(&m.Degree, "degree", 3, "degree of --kernel polynomial")
 	fs.Float64Var(&m.Offset, "offset", 1, "offset (scikit-learn's coef0, ≥ 0) of --kernel polynomial")
