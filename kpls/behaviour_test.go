@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -465,11 +464,16 @@ func TestModelFileRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	flipped := bytes.Clone(file)
+	flipped[len(file)-5] ^= 1 // the last byte of the last array
+	newer := bytes.Clone(file)
+	newer[8] = 99 // the version in the prefix
 	bad := map[string][]byte{
-		"checksum": bytes.Replace(file, []byte(`"n":60`), []byte(`"n":61`), 1),
-		"JSON":     file[:len(file)/2],
-		"newer":    bytes.Replace(file, []byte(fmt.Sprintf(`"version":%d`, FormatVersion)), []byte(`"version":99`), 1),
-		"format":   []byte(`{"format":"something","version":1}`),
+		"checksum":     flipped,
+		"values, want": bytes.Replace(file, []byte(`"n":60`), []byte(`"n":61`), 1),
+		"truncated":    file[:len(file)/2],
+		"newer":        newer,
+		"format":       []byte(`{"format":"something","version":1}`),
 	}
 	for want, b := range bad {
 		if _, err := Load(bytes.NewReader(b)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), want) {

@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"hash/crc32"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -57,20 +59,15 @@ func fuzzModelFile(t testing.TB) []byte {
 // fuzzDamaged returns the three kinds of damage Load must detect.
 func fuzzDamaged(t testing.TB, file []byte) (edited, truncated, newer []byte) {
 	t.Helper()
-	// Edit the first digit of the payload's training mean of y.
-	i := bytes.Index(file, []byte(`"y_mean":`))
-	if i < 0 {
-		t.Fatal("no y_mean in the model file")
+	if !bytes.HasPrefix(file, []byte("KPLSMDL\x00")) {
+		t.Fatal("not a binary model file")
 	}
-	j := i + bytes.IndexAny(file[i:], "0123456789")
+	// Flip a bit of the last value of the last array, before the checksum.
 	edited = bytes.Clone(file)
-	edited[j] = '0' + (edited[j]-'0'+1)%10
+	edited[len(edited)-6] ^= 0x10
 	truncated = file[:len(file)/2]
-	cur := fmt.Sprintf(`"version":%d,`, kpls.FormatVersion)
-	newer = bytes.Replace(file, []byte(cur), []byte(`"version":99,`), 1)
-	if bytes.Equal(newer, file) {
-		t.Fatalf("no %s in the model file", cur)
-	}
+	newer = bytes.Clone(file)
+	binary.LittleEndian.PutUint32(newer[8:], 99)
 	return edited, truncated, newer
 }
 
@@ -88,29 +85,41 @@ func TestFuzzLoadRefusesDamage(t *testing.T) {
 		says []string // any of these
 	}{
 		{"edited", edited, []string{"checksum"}},
-		{"truncated", truncated, []string{"truncated", "JSON"}},
+		{"truncated", truncated, []string{"truncated"}},
 		{"newer", newer, []string{"newer version", "is newer than"}},
 		{"empty", nil, []string{"empty"}},
+		{"not a model file", []byte("KPLS"), []string{"not a model file"}},
 	} {
-		_, err := kpls.Load(bytes.NewReader(tc.file))
-		if !errors.Is(err, kpls.ErrModelFile) {
-			t.Errorf("%s: %v, want ErrModelFile", tc.name, err)
-			continue
-		}
-		found := false
-		for _, s := range tc.says {
-			found = found || strings.Contains(err.Error(), s)
-		}
-		if !found {
-			t.Errorf("%s: %q says none of %q", tc.name, err, tc.says)
+		for _, r := range []io.Reader{bytes.NewReader(tc.file), struct{ io.Reader }{bytes.NewReader(tc.file)}} {
+			_, err := kpls.Load(r)
+			if !errors.Is(err, kpls.ErrModelFile) {
+				t.Errorf("%s: %v, want ErrModelFile", tc.name, err)
+				continue
+			}
+			found := false
+			for _, s := range tc.says {
+				found = found || strings.Contains(err.Error(), s)
+			}
+			if !found {
+				t.Errorf("%s: %q says none of %q", tc.name, err, tc.says)
+			}
 		}
 	}
 }
 
-// fuzzResum gives file the checksum of its own payload, so that mutations
-// of the payload get past the checksum to the decoder and the shape
-// checks. Files that are not an envelope are returned unchanged.
+// fuzzResum gives file the checksum of its own contents, so that
+// mutations get past the checksum to the decoder and the shape checks:
+// the CRC-32C at the end of a binary file, the SHA-256 of the payload of a
+// JSON file (format versions 1–3). Other files are returned unchanged.
 func fuzzResum(file []byte) []byte {
+	if bytes.HasPrefix(file, []byte("KPLSMDL\x00")) {
+		if len(file) < 20 {
+			return file
+		}
+		out := bytes.Clone(file)
+		binary.LittleEndian.PutUint32(out[len(out)-4:], crc32.Checksum(out[:len(out)-4], crc32.MakeTable(crc32.Castagnoli)))
+		return out
+	}
 	var env map[string]json.RawMessage
 	if json.Unmarshal(file, &env) != nil || env["model"] == nil {
 		return file
@@ -129,14 +138,34 @@ func fuzzResum(file []byte) []byte {
 	return out
 }
 
-// FuzzLoad feeds arbitrary bytes to the model-file reader; with resum the
-// checksum is fixed up first so that the payload itself is fuzzed. Load
-// must not panic, and a model it accepts must predict without panicking,
+// fuzzTwoModels returns a file of two models sharing their inputs.
+func fuzzTwoModels(t testing.TB, file []byte) []byte {
+	t.Helper()
+	m, err := kpls.Load(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := kpls.SaveModels(&buf, []string{"a", "b"}, []*kpls.Model{m, m}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// FuzzLoad feeds arbitrary bytes to the model-file reader, through a
+// reader whose size it knows and through one whose size it does not;
+// with resum the checksum is fixed up first so that the contents
+// themselves are fuzzed. Load and LoadModels must not panic and must
+// agree, and a model they accept must predict without panicking,
 // returning an error or finite values.
 func FuzzLoad(f *testing.F) {
 	file := fuzzModelFile(f)
 	edited, truncated, newer := fuzzDamaged(f, file)
-	for _, b := range [][]byte{file, edited, truncated, newer, []byte("\x00\xffkpls-model{]"), nil} {
+	old, err := os.ReadFile("testdata/oldformat/model-v2-linear.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range [][]byte{file, edited, truncated, newer, fuzzTwoModels(f, file), old, []byte("\x00\xffkpls-model{]"), nil} {
 		f.Add(b, false)
 		f.Add(b, true)
 	}
@@ -144,31 +173,53 @@ func FuzzLoad(f *testing.F) {
 		if resum {
 			b = fuzzResum(b)
 		}
-		m, err := kpls.Load(bytes.NewReader(b))
+		names, models, err := kpls.LoadModels(bytes.NewReader(b))
+		_, _, errHidden := kpls.LoadModels(struct{ io.Reader }{bytes.NewReader(b)})
+		m, errOne := kpls.Load(bytes.NewReader(b))
 		if err != nil {
-			if !errors.Is(err, kpls.ErrModelFile) {
-				t.Fatalf("Load refused the file with %v, not ErrModelFile", err)
+			for _, e := range []error{err, errHidden, errOne} {
+				if !errors.Is(e, kpls.ErrModelFile) {
+					t.Fatalf("refused with %v, not ErrModelFile", e)
+				}
 			}
 			return
 		}
-		d := m.D()
-		x := newFuzzMatrix(2, d)
-		for j := range d {
-			x.set(0, j, float64(j))
-			x.set(1, j, -0.5)
+		switch {
+		case errHidden != nil:
+			t.Fatalf("LoadModels read the file from a sized reader but not from another: %v", errHidden)
+		case len(names) != len(models) || len(models) == 0:
+			t.Fatalf("%d names for %d models", len(names), len(models))
+		case len(models) == 1 && errOne != nil, len(models) > 1 && !errors.Is(errOne, kpls.ErrModelFile):
+			t.Fatalf("LoadModels read %d models, Load said %v", len(models), errOne)
+		case len(models) == 1 && m.ValidComponents() != models[0].ValidComponents():
+			t.Fatalf("Load and LoadModels read different models")
 		}
-		for _, c := range []int{0, m.ValidComponents(), m.ComponentsBy(kpls.GMDL), -1, m.ValidComponents() + 1} {
-			p, err := m.Predict(context.Background(), x, c)
-			if err != nil {
-				continue
-			}
-			for i, v := range p {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					t.Fatalf("Predict m=%d row %d of a loaded model: %v", c, i, v)
-				}
-			}
+		for _, m := range models {
+			fuzzPredict(t, m)
 		}
 	})
+}
+
+// fuzzPredict predicts with a loaded model, which must not panic and
+// must return an error or finite values.
+func fuzzPredict(t *testing.T, m *kpls.Model) {
+	d := m.D()
+	x := newFuzzMatrix(2, d)
+	for j := range d {
+		x.set(0, j, float64(j))
+		x.set(1, j, -0.5)
+	}
+	for _, c := range []int{0, m.ValidComponents(), m.ComponentsBy(kpls.GMDL), -1, m.ValidComponents() + 1} {
+		p, err := m.Predict(context.Background(), x, c)
+		if err != nil {
+			continue
+		}
+		for i, v := range p {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("Predict m=%d row %d of a loaded model: %v", c, i, v)
+			}
+		}
+	}
 }
 
 // fuzzSpecial are values the fit must cope with (refuse or handle).

@@ -2,48 +2,37 @@ package kpls
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
-// FormatName and FormatVersion identify model files. A file of a newer
-// version is refused rather than misread.
+// FormatName and FormatVersion identify model files. Version 4 is the
+// binary layout of docs/design.md §9: a JSON header, then the arrays as
+// little-endian float64, checksummed with CRC-32C; it holds one model or
+// several (one per target). Versions 1 to 3 were JSON documents holding one
+// model; they are still read. A file of a newer version is refused rather
+// than misread.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 3
+	FormatVersion = 4
 )
 
-// envelope is the file: the payload as raw JSON and its SHA-256, so that a
-// truncated or edited file is detected.
-type envelope struct {
-	Format  string          `json:"format"`
-	Version int             `json:"version"`
-	SHA256  string          `json:"sha256"`
-	Model   json.RawMessage `json:"model"`
-}
-
-// payload holds what predictions and bands need.
-type payload struct {
+// fileMeta is what a model file says about one model besides its arrays:
+// the JSON of format versions 1–3 without the arrays, and an entry of a
+// version 4 header.
+type fileMeta struct {
 	Options  Options     `json:"options"`
 	N        int         `json:"n"`
 	D        int         `json:"d"`
 	Scaling  *scaling    `json:"scaling,omitempty"`
-	X        []float64   `json:"x"`
 	YMean    float64     `json:"y_mean"`
-	YC       []float64   `json:"y_centred"`
-	ColMean  []float64   `json:"kernel_col_mean"`
 	Grand    float64     `json:"kernel_grand_mean"`
 	Valid    int         `json:"valid_components"`
 	Steps    int         `json:"krylov_steps"`
 	Lanczos  int         `json:"lanczos_steps"`
-	Alpha    []float64   `json:"alpha"`
-	T        []float64   `json:"t"`
-	G        []float64   `json:"g"`
-	L        []float64   `json:"l"`
 	Stats    []fileStats `json:"stats"`
 	Warnings []Warning   `json:"warnings,omitempty"`
 	// Stop is why the fit stopped early (version 3 on).
@@ -53,6 +42,30 @@ type payload struct {
 	// Storage is how the fit held the kernel matrix (empty in files
 	// written before it was recorded).
 	Storage Storage `json:"storage,omitempty"`
+}
+
+// fileArrays are a model's arrays, in the order version 4 files list them.
+type fileArrays struct {
+	X       []float64 `json:"x"`
+	YC      []float64 `json:"y_centred"`
+	ColMean []float64 `json:"kernel_col_mean"`
+	Alpha   []float64 `json:"alpha"`
+	T       []float64 `json:"t"`
+	G       []float64 `json:"g"`
+	L       []float64 `json:"l"`
+}
+
+// arrayNames are the arrays' names in files, in the order of fileArrays.
+var arrayNames = [...]string{"x", "y_centred", "kernel_col_mean", "alpha", "t", "g", "l"}
+
+func (a *fileArrays) list() [len(arrayNames)]*[]float64 {
+	return [...]*[]float64{&a.X, &a.YC, &a.ColMean, &a.Alpha, &a.T, &a.G, &a.L}
+}
+
+// payload is one model as a file holds it.
+type payload struct {
+	fileMeta
+	fileArrays
 }
 
 // fileStats is Stats with NaN written as null (JSON has no NaN).
@@ -77,22 +90,12 @@ func val(p *float64) float64 {
 	return *p
 }
 
-// Save writes the model as a versioned, checksummed JSON file.
-func (m *Model) Save(w io.Writer) error {
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// MarshalBinary encodes the model in the model-file format.
-func (m *Model) MarshalBinary() ([]byte, error) {
+// payloadOf is what a file holds of m.
+func payloadOf(m *Model) payload {
 	p := payload{
-		Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, X: m.x, YMean: m.yMean, YC: m.yc,
-		ColMean: m.colMean, Grand: m.grand, Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos,
-		Alpha: m.alpha, T: m.t, G: m.g, L: m.l, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage,
+		fileMeta: fileMeta{Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, YMean: m.yMean, Grand: m.grand,
+			Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage},
+		fileArrays: fileArrays{X: m.x, YC: m.yc, ColMean: m.colMean, Alpha: m.alpha, T: m.t, G: m.g, L: m.l},
 	}
 	if m.stop.Reason != StopNone {
 		p.Stop = &m.stop
@@ -101,60 +104,29 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		p.Stats = append(p.Stats, fileStats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: ptr(s.DoF), DoFSE: ptr(s.DoFSE),
 			DoFClipped: ptr(s.DoFClipped), Sigma: ptr(s.Sigma), AIC: ptr(s.AIC), BIC: ptr(s.BIC), GMDL: ptr(s.GMDL), GCV: ptr(s.GCV)})
 	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(raw)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	err = enc.Encode(envelope{Format: FormatName, Version: FormatVersion, SHA256: hex.EncodeToString(sum[:]), Model: raw})
-	return buf.Bytes(), err
+	return p
 }
 
-// Load reads a model written by Save. Files that are not model files,
-// are truncated or edited (checksum mismatch), come from a newer version,
-// or hold inconsistent shapes are refused with ErrModelFile.
-func Load(r io.Reader) (*Model, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModelFile, err)
-	}
-	m := new(Model)
-	if err := m.UnmarshalBinary(b); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// UnmarshalBinary decodes a model file into m, which must be new.
-func (m *Model) UnmarshalBinary(b []byte) error {
-	var env envelope
-	if err := json.Unmarshal(b, &env); err != nil {
-		if len(bytes.TrimSpace(b)) == 0 {
-			return fmt.Errorf("%w: the file is empty", ErrModelFile)
+// stats converts the file's statistics, filling in what older versions
+// did not record.
+func (f *fileMeta) stats() []Stats {
+	out := make([]Stats, 0, len(f.Stats))
+	for _, s := range f.Stats {
+		st := Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF), DoFSE: val(s.DoFSE),
+			DoFClipped: val(s.DoFClipped), Sigma: val(s.Sigma), AIC: val(s.AIC), BIC: val(s.BIC), GMDL: val(s.GMDL), GCV: val(s.GCV)}
+		if s.GCV == nil && !math.IsNaN(st.DoFClipped) {
+			// Version 1 had no GCV; it follows from RSS and DoF.
+			nf := float64(f.N)
+			st.GCV = nf * st.RSS / ((nf - st.DoFClipped) * (nf - st.DoFClipped))
 		}
-		return fmt.Errorf("%w: not JSON or truncated (%v)", ErrModelFile, err)
+		out = append(out, st)
 	}
-	if env.Format != FormatName {
-		return fmt.Errorf("%w: format %q, want %q", ErrModelFile, env.Format, FormatName)
-	}
-	if env.Version > FormatVersion {
-		return fmt.Errorf("%w: format version %d is newer than this program reads (%d); upgrade kpls", ErrModelFile, env.Version, FormatVersion)
-	}
-	if env.Version < 1 {
-		return fmt.Errorf("%w: bad format version %d", ErrModelFile, env.Version)
-	}
-	sum := sha256.Sum256(env.Model)
-	if hex.EncodeToString(sum[:]) != env.SHA256 {
-		return fmt.Errorf("%w: checksum mismatch: the file was edited or damaged", ErrModelFile)
-	}
-	var p payload
-	dec := json.NewDecoder(bytes.NewReader(env.Model))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("%w: %v", ErrModelFile, err)
-	}
+	return out
+}
+
+// into checks p and makes it the model m, which must be new; version is
+// the file's format version.
+func (p *payload) into(m *Model, version int) error {
 	if err := p.check(); err != nil {
 		return fmt.Errorf("%w: %v", ErrModelFile, err)
 	}
@@ -164,25 +136,113 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	}
 	*m = Model{opts: o, n: p.N, d: p.D, scale: p.Scaling, x: p.X, yMean: p.YMean, yc: p.YC,
 		colMean: p.ColMean, grand: p.Grand, valid: p.Valid, steps: p.Steps, lanczos: p.Lanczos,
-		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen, storage: p.Storage}
+		alpha: p.Alpha, t: p.T, g: p.G, l: p.L, warns: p.Warnings, chosen: p.Chosen, storage: p.Storage,
+		stats: p.stats()}
 	if p.Stop != nil {
 		m.stop = *p.Stop
 	}
-	if env.Version < 2 {
+	if version < 2 {
 		// Version 1 recorded no choice; its default was gMDL's.
 		m.opts.Criterion = GMDL
 	}
-	for _, s := range p.Stats {
-		st := Stats{M: s.M, RSS: s.RSS, YhatSq: s.YhatSq, DoF: val(s.DoF), DoFSE: val(s.DoFSE),
-			DoFClipped: val(s.DoFClipped), Sigma: val(s.Sigma), AIC: val(s.AIC), BIC: val(s.BIC), GMDL: val(s.GMDL), GCV: val(s.GCV)}
-		if s.GCV == nil && !math.IsNaN(st.DoFClipped) {
-			// Version 1 had no GCV; it follows from RSS and DoF.
-			nf := float64(p.N)
-			st.GCV = nf * st.RSS / ((nf - st.DoFClipped) * (nf - st.DoFClipped))
-		}
-		m.stats = append(m.stats, st)
-	}
 	return nil
+}
+
+// Save writes the model as a model file of the current format version
+// (binary, one model). A model with a Func kernel cannot be saved
+// (ErrKernel).
+func (m *Model) Save(w io.Writer) error {
+	return SaveModels(w, nil, []*Model{m})
+}
+
+// MarshalBinary encodes the model as Save writes it.
+func (m *Model) MarshalBinary() ([]byte, error) {
+	f, err := newFileWriter(nil, []*Model{m})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(f.size()))
+	if err := f.write(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SaveModels writes several models to one file, each under its name:
+// typically one model per target, all fitted to the same training inputs,
+// which the file then holds once (any array equal bit for bit to an
+// earlier one is stored once). names is nil (no names) or has one name per
+// model; the names that are not empty must differ.
+func SaveModels(w io.Writer, names []string, models []*Model) error {
+	f, err := newFileWriter(names, models)
+	if err != nil {
+		return err
+	}
+	return f.write(w)
+}
+
+// Load reads a model file of any format version holding one model. Files
+// that are not model files, are truncated or edited (checksum mismatch),
+// come from a newer version, or hold inconsistent shapes are refused with
+// ErrModelFile, as is a file holding several models (read those with
+// LoadModels).
+func Load(r io.Reader) (*Model, error) {
+	m := new(Model)
+	if _, _, err := load(r, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// LoadModels reads a model file of any format version: the models it
+// holds and their names (empty where the file gives none). Files of
+// format versions 1–3 hold one unnamed model. Models read from one file
+// share the arrays the file stores once.
+func LoadModels(r io.Reader) (names []string, models []*Model, err error) {
+	return load(r, nil)
+}
+
+// UnmarshalBinary decodes a model file holding one model into m, which
+// must be new.
+func (m *Model) UnmarshalBinary(b []byte) error {
+	_, _, err := load(bytes.NewReader(b), m)
+	return err
+}
+
+// load reads a file of either encoding. With one not nil, the file must
+// hold one model, which becomes *one; a file of several is refused before
+// its arrays are read.
+func load(r io.Reader, one *Model) ([]string, []*Model, error) {
+	head := make([]byte, len(binaryMagic))
+	k, err := io.ReadFull(r, head)
+	switch {
+	case err == nil && string(head) == binaryMagic:
+		return loadBinary(r, one)
+	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, nil, fmt.Errorf("%w: %v", ErrModelFile, err)
+	}
+	b, err := io.ReadAll(io.MultiReader(bytes.NewReader(head[:k]), r))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrModelFile, err)
+	}
+	m := one
+	if m == nil {
+		m = new(Model)
+	}
+	if err := loadJSON(b, m); err != nil {
+		return nil, nil, err
+	}
+	return []string{""}, []*Model{m}, nil
+}
+
+// severalModels is the error for a file of several models read as one.
+func severalModels(names []string) error {
+	list := ""
+	if named := strings.Join(names, ", "); strings.Trim(named, ", ") != "" {
+		list = " (" + named + ")"
+	}
+	return fmt.Errorf("%w: the file holds %d models%s, one per target: read it with LoadModels", ErrModelFile, len(names), list)
 }
 
 func validCriterion(c Criterion) bool {
@@ -193,19 +253,45 @@ func validCriterion(c Criterion) bool {
 	return false
 }
 
-// check verifies that every array has the size the model needs, so that
-// a damaged file fails here and not with an index panic later.
-func (p *payload) check() error {
-	n, d := p.N, p.D
+// checkCounts verifies the sizes and component counts, on which the
+// arrays' lengths depend.
+func (f *fileMeta) checkCounts() error {
+	n, d := f.N, f.D
 	switch {
 	case n < 3 || d < 1 || n > 1<<26 || d > 1<<20:
 		return fmt.Errorf("bad size n=%d, d=%d", n, d)
-	case p.Valid < 0 || p.Valid > n-1 || p.Steps < p.Valid || p.Steps > n || p.Lanczos < 0 || p.Lanczos > p.Steps:
-		return fmt.Errorf("bad component counts (valid %d, steps %d, lanczos %d)", p.Valid, p.Steps, p.Lanczos)
-	case len(p.X) != n*d, len(p.YC) != n, len(p.ColMean) != n:
-		return fmt.Errorf("training data of the wrong size")
-	case len(p.Alpha) != (p.Valid+1)*n, len(p.T) != p.Valid*n, len(p.G) != p.Valid*n, len(p.L) != p.Steps*p.Steps:
-		return fmt.Errorf("coefficients of the wrong size")
+	case f.Valid < 0 || f.Valid > n-1 || f.Steps < f.Valid || f.Steps > n || f.Lanczos < 0 || f.Lanczos > n:
+		// Lanczos may exceed Steps in a model kept to fewer components
+		// (Model.Truncated): it is the M behind the DoF it keeps.
+		return fmt.Errorf("bad component counts (valid %d, steps %d, lanczos %d)", f.Valid, f.Steps, f.Lanczos)
+	}
+	return nil
+}
+
+// arrayLengths returns the length each array must have, in the order of
+// fileArrays; the counts must have passed checkCounts.
+func (f *fileMeta) arrayLengths() [len(arrayNames)]int64 {
+	n, d, valid, steps := int64(f.N), int64(f.D), int64(f.Valid), int64(f.Steps)
+	return [...]int64{n * d, n, n, (valid + 1) * n, valid * n, valid * n, steps * steps}
+}
+
+// check verifies that every array has the size the model needs, so that
+// a damaged file fails here and not with an index panic later.
+func (p *payload) check() error {
+	if err := p.checkCounts(); err != nil {
+		return err
+	}
+	want, arrays := p.arrayLengths(), p.list()
+	for i, a := range arrays {
+		if int64(len(*a)) != want[i] {
+			if i < 3 {
+				return fmt.Errorf("training data of the wrong size")
+			}
+			return fmt.Errorf("coefficients of the wrong size")
+		}
+	}
+	d := p.D
+	switch {
 	case len(p.Stats) != p.Valid+1:
 		return fmt.Errorf("statistics for %d components, want %d", len(p.Stats), p.Valid+1)
 	case p.Chosen != nil && (p.Chosen.M < 0 || p.Chosen.M > p.Valid):
@@ -222,8 +308,8 @@ func (p *payload) check() error {
 	if isNaNOrInf(p.YMean) || isNaNOrInf(p.Grand) {
 		return fmt.Errorf("non-finite mean")
 	}
-	for _, v := range [][]float64{p.X, p.YC, p.ColMean, p.Alpha, p.T, p.G, p.L} {
-		for _, x := range v {
+	for _, a := range arrays {
+		for _, x := range *a {
 			if isNaNOrInf(x) {
 				return fmt.Errorf("non-finite value")
 			}

@@ -37,6 +37,9 @@ const (
 	// auto had chosen (float32 to hybrid, which is float64) because the
 	// float32 fit stopped early, near breakdown.
 	WarnStorage WarningCode = "storage"
+	// WarnKept: the model holds fewer components than its fit found valid:
+	// it was kept to m components (Model.Truncated) before being saved.
+	WarnKept WarningCode = "kept"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"
