@@ -1,0 +1,58 @@
+package kpls_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// ExampleSelectTargets selects a model for each of two responses of the
+// same inputs in one search: a smooth one and a wiggly one, which want
+// different kernels.
+func ExampleSelectTargets() {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 200
+	x := mat.NewDense(n, 1, nil)
+	y := mat.NewDense(n, 2, nil)
+	for i := range n {
+		v := 4*r.Float64() - 2
+		x.Set(i, 0, v)
+		y.Set(i, 0, 2*v+0.1*r.NormFloat64())
+		y.Set(i, 1, math.Sin(4*v)+0.1*r.NormFloat64())
+	}
+	sels, err := kpls.SelectTargets(context.Background(), x, y, kpls.SelectOptions{
+		Options: kpls.Options{TargetNames: []string{"line", "wave"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range sels {
+		fmt.Printf("%s: %s, m = %d\n", s.Model.Options().TargetName, s.Best.Kernel.Name(), s.Best.M)
+	}
+	// Output:
+	// line: linear, m = 1
+	// wave: rbf, m = 10
+}
+
+// ExampleModel_PredictIntervals contrasts a confidence band for f(x)
+// with a prediction interval for a new observation at the same x.
+func ExampleModel_PredictIntervals() {
+	x, y := sinc(200)
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 6})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	at := mat.NewDense(1, 1, []float64{0.5})
+	c := m.Chosen().M
+	band, _ := m.PredictBands(context.Background(), at, c, kpls.BandOptions{Level: 0.95})
+	iv, _ := m.PredictIntervals(context.Background(), at, c, kpls.BandOptions{Level: 0.95})
+	fmt.Printf("f(0.5) within ±%.2f, a new y within ±%.2f\n", band[0].Upper-band[0].Yhat, iv[0].Upper-iv[0].Yhat)
+	// Output: f(0.5) within ±0.04, a new y within ±0.20
+}

@@ -1,0 +1,40 @@
+package kpls
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// PredictIntervals returns predictions for the rows of x with prediction
+// intervals for a new observation y = f(x) + ε at each: ŷ ± z·se_y with
+//
+//	se_y(x)² = se(x)² + σ̂_m²,
+//
+// the confidence band's variance of ŷ (PredictBands) plus the noise
+// variance σ̂_m² = RSS_m/(n − DoF_m) of the model with comp components.
+// Band.SE is se_y. A confidence band covers f(x), the mean of y at x; an
+// interval covers a new y, which also carries its own noise. Like the
+// bands, intervals are first order in the noise and do not cover the
+// fit's bias: where the model is biased (too few components, a kernel
+// too wide) they cover less than the level.
+func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
+	bands, err := m.PredictBands(ctx, x, comp, opt)
+	if err != nil {
+		return nil, err
+	}
+	level := opt.Level
+	if level == 0 {
+		level = 0.98
+	}
+	zq := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	s2 := m.stats[comp].Sigma * m.stats[comp].Sigma
+	for i := range bands {
+		b := &bands[i]
+		b.SE = math.Sqrt(b.SE*b.SE + s2)
+		b.Lower, b.Upper = b.Yhat-zq*b.SE, b.Yhat+zq*b.SE
+	}
+	return bands, nil
+}

@@ -1,0 +1,144 @@
+package kpls
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestIntervalsOLS: with the linear kernel and as many components as
+// features, kernel PLS is least squares, and the interval's variance has
+// the textbook closed form σ̂²(1 + 1/n + x_cᵀ(X_cᵀX_c)⁻¹x_c) with σ̂² =
+// RSS/(n − d − 1), computed here with gonum from the centred inputs.
+func TestIntervalsOLS(t *testing.T) {
+	const n, d = 40, 3
+	r := rand.New(rand.NewPCG(4, 1))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, r.NormFloat64())
+		}
+		y[i] = x.At(i, 0) - 2*x.At(i, 2) + 0.5*r.NormFloat64()
+	}
+	z := mat.NewDense(5, d, nil)
+	for i := range 5 {
+		for j := range d {
+			z.Set(i, j, 2*r.NormFloat64())
+		}
+	}
+	m, err := Fit(context.Background(), x, y, Options{Kernel: Linear{}, Components: d, DoF: DoFExact, RawFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.PredictIntervals(context.Background(), z, d, BandOptions{Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Least squares by hand on the centred inputs.
+	mean := make([]float64, d)
+	for j := range d {
+		mean[j] = mat.Sum(x.ColView(j)) / n
+	}
+	xc := mat.NewDense(n, d, nil)
+	xc.Apply(func(i, j int, v float64) float64 { return v - mean[j] }, x)
+	var xtx, inv mat.Dense
+	xtx.Mul(xc.T(), xc)
+	if err := inv.Inverse(&xtx); err != nil {
+		t.Fatal(err)
+	}
+	var beta, xty mat.VecDense
+	ybar := 0.0
+	for _, v := range y {
+		ybar += v / n
+	}
+	yc := make([]float64, n)
+	for i, v := range y {
+		yc[i] = v - ybar
+	}
+	xty.MulVec(xc.T(), mat.NewVecDense(n, yc))
+	beta.MulVec(&inv, &xty)
+	var rss float64
+	for i := range n {
+		e := yc[i] - mat.Dot(xc.RowView(i), &beta)
+		rss += e * e
+	}
+	s2 := rss / (n - d - 1)
+	const zq = 1.6448536269514722 // the normal 95 % quantile, for 90 % two-sided
+	for i := range 5 {
+		v := mat.NewVecDense(d, nil)
+		for j := range d {
+			v.SetVec(j, z.At(i, j)-mean[j])
+		}
+		var w mat.VecDense
+		w.MulVec(&inv, v)
+		se := math.Sqrt(s2 * (1 + 1.0/n + mat.Dot(v, &w)))
+		yhat := ybar + mat.Dot(v, &beta)
+		b := got[i]
+		if relErr(b.SE, se) > 1e-9 || math.Abs(b.Yhat-yhat) > 1e-9*(1+math.Abs(yhat)) || relErr(b.Upper-b.Lower, 2*zq*se) > 1e-9 {
+			t.Errorf("point %d: ŷ %g se %g [%g, %g]; least squares ŷ %g se %g", i, b.Yhat, b.SE, b.Lower, b.Upper, yhat, se)
+		}
+	}
+}
+
+// TestIntervalsCoverage simulates data with known Gaussian noise around
+// a smooth function and counts how often 95 % intervals from a model
+// fitted to 400 rows (m by GCV) cover new observations: pooled over 10
+// data sets of 1000 new points each, the share must be within 92–98 %
+// (the binomial spread of 10⁴ draws is ±0.4 %; the rest is what the
+// first-order variance and the fit's small bias may cost). Bands for
+// f(x) alone must cover the new y clearly less often.
+func TestIntervalsCoverage(t *testing.T) {
+	const n, p, sets, sigma = 400, 1000, 10, 0.3
+	f := func(a, b float64) float64 { return math.Sin(2*a) + 0.5*b*b }
+	draw := func(r *rand.Rand, rows int) (*mat.Dense, []float64) {
+		x := mat.NewDense(rows, 2, nil)
+		y := make([]float64, rows)
+		for i := range rows {
+			a, b := 4*r.Float64()-2, 2*r.Float64()-1
+			x.Set(i, 0, a)
+			x.Set(i, 1, b)
+			y[i] = f(a, b) + sigma*r.NormFloat64()
+		}
+		return x, y
+	}
+	var inside, insideBand, total int
+	for s := range sets {
+		r := rand.New(rand.NewPCG(uint64(s), 11))
+		x, y := draw(r, n)
+		xn, yn := draw(r, p)
+		m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.5}, Components: 15, Seed: uint64(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Chosen().M
+		iv, err := m.PredictIntervals(context.Background(), xn, c, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd, err := m.PredictBands(context.Background(), xn, c, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range yn {
+			if v >= iv[i].Lower && v <= iv[i].Upper {
+				inside++
+			}
+			if v >= bd[i].Lower && v <= bd[i].Upper {
+				insideBand++
+			}
+			total++
+		}
+	}
+	cov, covBand := float64(inside)/float64(total), float64(insideBand)/float64(total)
+	t.Logf("coverage of new y: intervals %.2f %%, bands %.2f %%", 100*cov, 100*covBand)
+	if cov < 0.92 || cov > 0.98 {
+		t.Errorf("95 %% intervals cover %.2f %% of new observations", 100*cov)
+	}
+	if covBand > 0.8 {
+		t.Errorf("95 %% bands for f(x) cover %.2f %% of new observations: they should not cover the noise", 100*covBand)
+	}
+}
