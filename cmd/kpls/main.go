@@ -6,6 +6,7 @@
 //	kpls fit --data F.csv [--model OUT]        fit one kernel, table per component
 //	kpls select --data F.csv [--widths ...]    choose width and components
 //	kpls predict --model M --data F.csv        predictions with confidence bands
+//	kpls inspect MODEL                         a model file's header
 //	kpls version                               versions and BLAS backends
 //
 // Every subcommand takes --json for one machine-readable document on
@@ -35,6 +36,7 @@ var program = cli.Program{
 		{Name: "fit", Summary: "fit kernel PLS to a CSV file and report every number of components", Run: shaped(parseFitFlags)},
 		{Name: "select", Summary: "choose the kernel, width and number of components (cross-validation, or GCV, BIC, AIC or gMDL)", Run: shaped(parseSelectFlags)},
 		{Name: "predict", Summary: "predict with a saved model, with confidence bands", Run: shaped(parsePredictFlags)},
+		{Name: "inspect", Summary: "print a model file's header: format, models, kernel, components, choice, arrays", Run: shaped(parseInspectFlags)},
 		{Name: "version", Summary: "print the module, Go and BLAS backend versions", Run: runVersion},
 	},
 	Notes: `Run 'kpls <command> --help' for the flags of a command and their defaults.

@@ -2,15 +2,24 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kpls-go/kpls/kpls"
 )
 
 // saveModel writes the model to path through a temporary file, so that a
 // failed write never leaves half a model behind.
-func saveModel(m *kpls.Model, path string) (err error) {
+func saveModel(m *kpls.Model, path string) error {
+	return writeAtomically(path, m.Save)
+}
+
+// writeAtomically writes a file through a temporary file in its directory
+// renamed into place, so that a failed write never leaves half a file
+// behind. Errors name --model.
+func writeAtomically(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".kpls-model-*")
 	if err != nil {
 		return fmt.Errorf("--model: cannot write %s: %w", path, err)
@@ -24,7 +33,7 @@ func saveModel(m *kpls.Model, path string) (err error) {
 		tmp.Close()
 		return fmt.Errorf("--model: writing %s: %w", path, err)
 	}
-	if err := m.Save(tmp); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("--model: writing %s: %w", path, err)
 	}
@@ -37,16 +46,39 @@ func saveModel(m *kpls.Model, path string) (err error) {
 	return nil
 }
 
-// loadModel reads a model file, naming it in errors.
-func loadModel(path string) (*kpls.Model, error) {
+// loadModels reads a model file of any format version: its models and
+// their names (one per target; "" where the file names none), naming the
+// file in errors.
+func loadModels(path string) ([]string, []*kpls.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--model: %w", err)
+		return nil, nil, fmt.Errorf("--model: %w", err)
 	}
 	defer f.Close()
-	m, err := kpls.Load(f)
+	names, ms, err := kpls.LoadModels(f)
 	if err != nil {
-		return nil, fmt.Errorf("--model %s: %w", path, err)
+		return nil, nil, fmt.Errorf("--model %s: %w", path, err)
 	}
-	return m, nil
+	return names, ms, nil
+}
+
+// loadModel reads a model file holding one model, naming it in errors.
+func loadModel(path string) (*kpls.Model, error) {
+	names, ms, err := loadModels(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) > 1 {
+		return nil, fmt.Errorf("--model %s: the file holds %d models, one per target (%s); this command reads a file of one model",
+			path, len(ms), strings.Join(quoted(names), ", "))
+	}
+	return ms[0], nil
+}
+
+func quoted(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
 }

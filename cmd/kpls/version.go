@@ -16,20 +16,20 @@ import (
 )
 
 type versionJSON struct {
-	Module     string   `json:"module"`
-	Version    string   `json:"version"`
-	Go         string   `json:"go"`
-	Platform   string   `json:"platform"`
-	CPUs       int      `json:"cpus"`
-	Backend    string   `json:"backend"`
-	Backends   []string `json:"backends"`
-	VCS        string   `json:"vcs_revision,omitempty"`
-	VCSDirty   bool     `json:"vcs_modified,omitempty"`
-	ModelFiles string   `json:"model_files"`
-	SIMD       string   `json:"simd"`
-	SIMDPaths  []string `json:"simd_paths"`
-	SIMDEnv    string   `json:"simd_env,omitempty"`
-	SIMDError  string   `json:"simd_error,omitempty"`
+	Module     string     `json:"module"`
+	Version    string     `json:"version"`
+	Go         string     `json:"go"`
+	Platform   string     `json:"platform"`
+	CPUs       int        `json:"cpus"`
+	Backend    string     `json:"backend"`
+	Backends   []string   `json:"backends"`
+	VCS        string     `json:"vcs_revision,omitempty"`
+	VCSDirty   bool       `json:"vcs_modified,omitempty"`
+	ModelFiles modelFiles `json:"model_files"`
+	SIMD       string     `json:"simd"`
+	SIMDPaths  []string   `json:"simd_paths"`
+	SIMDEnv    string     `json:"simd_env,omitempty"`
+	SIMDError  string     `json:"simd_error,omitempty"`
 	// MemoryLimit is the default limit for the kernel matrix; DenseUpTo
 	// and Float32UpTo the largest n held dense or float32 within it
 	// (larger n is hybrid: cached within the limit, the rest recomputed).
@@ -56,7 +56,7 @@ func runVersion(_ context.Context, e *cli.Env, args []string) error {
 func versionInfo() versionJSON {
 	v := versionJSON{Module: "github.com/kpls-go/kpls", Version: "(unknown)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
-		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: fmt.Sprintf("%s version %d", kpls.FormatName, kpls.FormatVersion)}
+		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: modelFilesInfo()}
 	v.SIMD, v.SIMDPaths = simd.Path(), simd.Available()
 	v.MemoryLimit = kpls.DefaultMemoryLimit()
 	v.DenseUpTo = largestN(kpls.StorageDense, v.MemoryLimit)
@@ -79,6 +79,24 @@ func versionInfo() versionJSON {
 	return v
 }
 
+// modelFiles are the model-file format versions this build writes and
+// reads.
+type modelFiles struct {
+	Format string `json:"format"`
+	Writes int    `json:"writes"`
+	Reads  []int  `json:"reads"`
+}
+
+// modelFilesInfo: the library writes kpls.FormatVersion and reads every
+// version up to it (1–3 as JSON, 4 on as binary).
+func modelFilesInfo() modelFiles {
+	mf := modelFiles{Format: kpls.FormatName, Writes: kpls.FormatVersion}
+	for v := 1; v <= kpls.FormatVersion; v++ {
+		mf.Reads = append(mf.Reads, v)
+	}
+	return mf
+}
+
 func renderVersion(w io.Writer, v versionJSON) {
 	fmt.Fprintf(w, "kpls     %s %s\n", v.Module, v.Version)
 	if v.VCS != "" {
@@ -90,6 +108,8 @@ func renderVersion(w io.Writer, v versionJSON) {
 	}
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
+	r := v.ModelFiles.Reads
+	fmt.Fprintf(w, "models   %s files: writes version %d (binary), reads versions %d–%d (1–3 are JSON)\n", v.ModelFiles.Format, v.ModelFiles.Writes, r[0], r[len(r)-1])
 	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d (fits without DoF or with Lanczos DoF), hybrid beyond; the linear kernel as its centred inputs (features) at any n\n",
 		fitflags.FormatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
 	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))

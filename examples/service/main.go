@@ -1,6 +1,6 @@
 // Command service serves predictions of a saved kernel PLS model over HTTP.
 //
-//	go run . -model model.json -addr 127.0.0.1:8080     (in examples/service, a module of its own)
+//	go run . -model model.kpls -addr 127.0.0.1:8080     (in examples/service, a module of its own)
 //
 // POST /predict takes {"x": [[…], …], "components": m, "level": 0.98} (or
 // the points by feature name: {"rows": [{"x1": …, "x2": …}, …]}) and answers
@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,15 +48,29 @@ func main() {
 	}
 }
 
+// loadModel reads a model file of any format version holding one model.
+// A file of several models (one per target, from kpls fit with several
+// --target columns) is refused for now, naming them.
+func loadModel(path string) (*kpls.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, ms, err := kpls.LoadModels(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(ms) > 1 {
+		return nil, fmt.Errorf("%s: the file holds %d models, one per target (%s); the service serves one model", path, len(ms), strings.Join(names, ", "))
+	}
+	return ms[0], nil
+}
+
 func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, budget float64, warm bool) error {
-	f, err := os.Open(modelPath)
+	m, err := loadModel(modelPath)
 	if err != nil {
 		return err
-	}
-	m, err := kpls.Load(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 	s := NewServer(m)
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
