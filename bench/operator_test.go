@@ -251,3 +251,60 @@ func BenchmarkOperatorBlock(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOperatorVectors is one Mul of k vectors, the block product of
+// cross-validation's lock-step (k = 5 folds × q targets), per kind at
+// n = 8192 and, for float32, at n = 20,000 (the stored triangle, 1.6 GB,
+// far beyond the caches). Metrics: ms/op for the pass; GB/s of the
+// stored matrix (one triangle for dense and float32) per pass and its
+// frac_of_bw against the parallel read bandwidth, the floor of a pass that
+// reads the matrix once; GFMA/s, counting the k·n² multiply–adds of the
+// symmetric product (two per stored entry and vector).
+//
+//	go test -run '^$' -bench OperatorVectors -count 6 ./bench/ | tee new.txt
+func BenchmarkOperatorVectors(b *testing.B) {
+	lim := operatorLimits(b)
+	for _, c := range []struct {
+		kind kernelop.Kind
+		n    int
+	}{
+		{kernelop.KindDense, 8192},
+		{kernelop.KindFloat32, 8192},
+		{kernelop.KindFloat32, 20000},
+		{kernelop.KindHybrid, 8192},
+		{kernelop.KindMatrixFree, 8192},
+	} {
+		n := c.n
+		x, d := operatorInputs(b, n)
+		op := buildOperator(b, c.kind, x, n, d)
+		for _, k := range []int{1, 2, 5, 10, 20} {
+			b.Run(fmt.Sprintf("kind=%s/n=%d/k=%d", c.kind, n, k), func(b *testing.B) {
+				v, dst := make([]float64, k*n), make([]float64, k*n)
+				for q := range k {
+					copy(v[q*n:], randVec(n))
+					v[q*n] += float64(q) // distinct vectors
+				}
+				ctx := context.Background()
+				for b.Loop() {
+					if err := op.Mul(ctx, dst, v, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				sec := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(sec*1e3, "ms/op")
+				if c.kind == kernelop.KindDense || c.kind == kernelop.KindFloat32 {
+					bytes := 8 * float64(n) * float64(n+1) / 2
+					if c.kind == kernelop.KindFloat32 {
+						bytes /= 2
+					}
+					b.ReportMetric(bytes/sec/1e9, "GB/s")
+					b.ReportMetric(bytes/sec/lim.bandwidth, "frac_of_bw")
+				}
+				b.ReportMetric(float64(k)*float64(n)*float64(n)/sec/1e9, "GFMA/s")
+			})
+		}
+		op = nil
+		runtime.GC()
+		debug.FreeOSMemory()
+	}
+}
