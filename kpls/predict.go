@@ -3,6 +3,7 @@ package kpls
 import (
 	"context"
 	"fmt"
+	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -32,6 +33,28 @@ func (m *Model) Predict(ctx context.Context, x mat.Matrix, comp int) ([]float64,
 // row of x: a service predicting in a loop allocates nothing per row but
 // the kernel rows. dst is unspecified after an error.
 func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
+	return m.predictTo(ctx, dst, nil, x, comp)
+}
+
+// PredictReach returns Predict's predictions and Reach's max_i k(x, x_i)
+// for the rows of x, both from one kernel vector per row: a caller that
+// flags extrapolation (kpls predict) computes the kernel vectors once
+// instead of twice. The predictions are Predict's, bit for bit.
+func (m *Model) PredictReach(ctx context.Context, x mat.Matrix, comp int) (yhat, reach []float64, err error) {
+	if x == nil {
+		return nil, nil, fmt.Errorf("%w: x is nil", ErrShape)
+	}
+	r, _ := x.Dims()
+	yhat, reach = make([]float64, r), make([]float64, r)
+	if err := m.predictTo(ctx, yhat, reach, x, comp); err != nil {
+		return nil, nil, err
+	}
+	return yhat, reach, nil
+}
+
+// predictTo is PredictTo, filling reach (when not nil) with the largest
+// uncentred kernel entry of each row before the vectors are centred.
+func (m *Model) predictTo(ctx context.Context, dst, reach []float64, x mat.Matrix, comp int) error {
 	if err := m.checkComponents(comp); err != nil {
 		return err
 	}
@@ -49,7 +72,13 @@ func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp
 			return err
 		}
 		rows := min(predictChunk, p-r0)
-		m.centredCross(c, z[r0*m.d:(r0+rows)*m.d], rows)
+		crossKernel(c, m.opts.Kernel, z[r0*m.d:(r0+rows)*m.d], rows, m.x, m.n, m.d)
+		if reach != nil {
+			for r := range rows {
+				reach[r0+r] = rowMax(c[r*m.n : (r+1)*m.n])
+			}
+		}
+		gram.CenterCross(c, rows, m.n, m.colMean, m.grand)
 		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, dst[r0:r0+rows], 1)
 		for i := r0; i < r0+rows; i++ {
 			dst[i] += m.yMean
@@ -61,6 +90,26 @@ func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp
 		}
 	}
 	return nil
+}
+
+// rowMax is the largest of the finite values v, four at a time (the
+// comparisons of one running maximum wait on each other).
+func rowMax(v []float64) float64 {
+	b := [4]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		for k, x := range v[i : i+4] {
+			if x > b[k] {
+				b[k] = x
+			}
+		}
+	}
+	for _, x := range v[i:] {
+		if x > b[0] {
+			b[0] = x
+		}
+	}
+	return max(b[0], b[1], b[2], b[3])
 }
 
 // PredictEvery returns the predictions of every m = 0..ValidComponents() for

@@ -138,3 +138,39 @@ func TestLinearPrimalPredictions(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictReach holds PredictReach to Predict and Reach, bit for bit,
+// over more rows than one chunk of kernel vectors.
+func TestPredictReach(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(120, 3, 91)
+	q, _ := gaussData(2*predictChunk+7, 3, 92)
+	for _, k := range []Kernel{RBF{Width: 0.5}, Matern{Nu: 1.5}} {
+		m, err := Fit(ctx, x, y, Options{Kernel: k, Components: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []int{0, 4} {
+			yhat, reach, err := m.PredictReach(ctx, q, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.Predict(ctx, q, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Reach(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(yhat) != len(p) || len(reach) != len(r) {
+				t.Fatalf("%d predictions and %d reaches for %d rows", len(yhat), len(reach), len(p))
+			}
+			for i := range p {
+				if math.Float64bits(yhat[i]) != math.Float64bits(p[i]) || math.Float64bits(reach[i]) != math.Float64bits(r[i]) {
+					t.Errorf("%s m=%d row %d: %v, %v; Predict and Reach %v, %v", k.Name(), c, i, yhat[i], reach[i], p[i], r[i])
+				}
+			}
+		}
+	}
+}
