@@ -41,13 +41,14 @@ type fitConfig struct {
 	c        fitflags.Common
 	opts     kpls.Options // without the data's names
 	modelOut string
+	keep     fitflags.Keep
 }
 
-// fitResult is a fit with the names it was given.
+// fitResult is a fit with the names it was given: one model per target.
 type fitResult struct {
-	m        *kpls.Model
+	ms       []*kpls.Model
 	features []string
-	target   string
+	targets  []string
 }
 
 func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
@@ -61,6 +62,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	width := fs.Float64("width", 0, "kernel width `w` (> 0): the RBF variance, the laplacian and Matérn length scale; 0 means d/2 for rbf (scikit-learn's gamma = 1/d) and √d for the others")
 	gamma := fs.Float64("gamma", 0, "RBF `gamma` = 1/(2w), instead of --width; 0 means unset")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the fitted model to this `file` for kpls predict")
+	cfg.keep.Register(fs)
 	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
@@ -79,6 +81,9 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 		return nil, err
 	}
 	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+		return nil, err
+	}
+	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, opts.Components); err != nil {
 		return nil, err
 	}
 	cfg.opts = opts
@@ -109,19 +114,18 @@ func fitKernel(fs *cli.FlagSet, k kpls.Kernel, width, gamma float64) (kpls.Kerne
 	return k, nil
 }
 
-// run reads the data, fits and saves the model.
+// run reads the data, fits and saves the model (one per target).
 func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 	t, err := cfg.mf.ReadTraining(e)
 	if err != nil {
 		return nil, err
 	}
-	x, y, features, err := t.Split(cfg.mf.Target)
+	tr, err := cfg.mf.Split(t)
 	if err != nil {
 		return nil, err
 	}
 	opts := cfg.opts
-	opts.FeatureNames = features
-	opts.TargetName = fitflags.TargetName(t, cfg.mf.Target)
+	opts.FeatureNames = tr.Features
 	if opts.DoF == kpls.DoFExact && t.Rows > 3000 {
 		// Cubic: 2·n³·M flops for the forward-mode Jacobian.
 		n, comp := float64(t.Rows), float64(max(opts.Components, kpls.DefaultComponents))
@@ -130,43 +134,64 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 	}
 	prog := cfg.c.NewProgress(e)
 	opts.Progress = prog.Callback()
-	m, err := kpls.Fit(ctx, mat.NewDense(t.Rows, len(features), x), y, opts)
+	x := mat.NewDense(tr.N, len(tr.Features), tr.X)
+	var ms []*kpls.Model
+	if len(tr.Targets) == 1 {
+		opts.TargetName = tr.Targets[0]
+		var m *kpls.Model
+		m, err = kpls.Fit(ctx, x, tr.Y, opts)
+		ms = []*kpls.Model{m}
+	} else {
+		opts.TargetNames = tr.Targets
+		ms, err = kpls.FitTargets(ctx, x, mat.NewDense(tr.N, len(tr.Targets), tr.Y), opts)
+	}
 	prog.Done()
 	if err != nil {
 		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
 	if cfg.modelOut != "" {
-		if err := saveModel(m, cfg.modelOut); err != nil {
+		if err := saveKept(e, &cfg.keep, ms, tr.Targets, cfg.modelOut); err != nil {
 			return nil, err
 		}
 	}
-	return &fitResult{m: m, features: features, target: opts.TargetName}, nil
+	return &fitResult{ms: ms, features: tr.Features, targets: tr.Targets}, nil
 }
 
-// render writes the result as JSON (--json) or as text.
+// render writes the result as JSON (--json) or as text, one document or
+// section per target.
 func (cfg *fitConfig) render(e *cli.Env, r *fitResult) error {
 	if cfg.c.JSON {
-		return cfg.renderJSON(e, r)
+		docs := make([]fitJSON, len(r.ms))
+		for i := range r.ms {
+			docs[i] = cfg.document(e, r, i)
+		}
+		return writeTargets(e.Stdout, docs)
 	}
-	cfg.renderText(cfg.c.Text(e), r)
+	w := cfg.c.Text(e)
+	for i := range r.ms {
+		targetHeading(w, r.targets, i)
+		cfg.renderText(w, r, i)
+	}
 	return nil
 }
 
-func (cfg *fitConfig) renderJSON(e *cli.Env, r *fitResult) error {
-	m, o, sel := r.m, r.m.Options(), selectedOf(r.m)
-	warnLines(e.Stderr, kpls.Messages(m.Warnings()))
-	return cli.WriteJSON(e.Stdout, fitJSON{
-		Data: cfg.mf.Data, N: m.N(), D: m.D(), Target: r.target, Features: r.features,
+func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
+	m := r.ms[i]
+	o, sel := m.Options(), selectedOf(m)
+	warnLines(e.Stderr, targetPrefixed(r.targets, i, kpls.Messages(m.Warnings())))
+	return fitJSON{
+		Data: cfg.mf.Data, N: m.N(), D: m.D(), Target: r.targets[i], Features: r.features,
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 		ComponentsRequested: o.Components, ValidComponents: m.ValidComponents(), Backend: backendName(o),
 		Storage: storageOf(m), Warnings: cli.NonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 		Training: trainingOf(m, sel.M), Model: cfg.modelOut,
-	})
+	}
 }
 
-func (cfg *fitConfig) renderText(w io.Writer, r *fitResult) {
-	m, o, sel := r.m, r.m.Options(), selectedOf(r.m)
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.target)
+func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
+	m := r.ms[i]
+	o, sel := m.Options(), selectedOf(m)
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.targets[i])
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
 	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.ValidComponents(), o.Components, backendName(o))
 	fmt.Fprintf(w, "storage    %s\n\n", describeStorage(storageOf(m)))

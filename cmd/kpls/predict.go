@@ -93,13 +93,20 @@ type predictConfig struct {
 	form        string // csv, json or table
 }
 
-// predictResult is the predictions of the rows of t, with the target
-// column y when the file has it.
+// predictResult is the predictions of the rows of t by each model of the
+// file (one per target), with the target columns the file has.
 type predictResult struct {
-	m   *kpls.Model
-	t   *dataset.Table
-	y   []float64
-	doc predictJSON
+	t     *dataset.Table
+	parts []predictPart
+}
+
+// predictPart is one model's predictions: its target's name, its target
+// column y when the file has it, and its document.
+type predictPart struct {
+	m    *kpls.Model
+	name string
+	y    []float64
+	doc  predictJSON
 }
 
 func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
@@ -146,67 +153,114 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	return cfg, nil
 }
 
-// run loads the model, reads the points and predicts them.
+// run loads the model file, reads the points and predicts them with each
+// of its models (one, or one per target).
 func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, error) {
-	m, err := loadModel(cfg.modelPath)
+	names, ms, err := loadModels(cfg.modelPath)
 	if err != nil {
 		return nil, err
 	}
-	m0 := cfg.comp
-	if m0 < 0 {
-		m0 = defaultComponents(m)
+	targets := make([]string, len(ms))
+	for i, m := range ms {
+		if m0 := cfg.comp; m0 > m.ValidComponents() {
+			return nil, cli.Usagef("--components: %d, the model%s has 0..%d valid components", m0, modelOf(names, i), m.ValidComponents())
+		}
+		targets[i] = m.Options().TargetName
 	}
-	if m0 > m.ValidComponents() {
-		return nil, cli.Usagef("--components: %d, the model has 0..%d valid components", m0, m.ValidComponents())
-	}
-	o := m.Options()
+	// The models of one file share their inputs (kpls.SaveModels), so
+	// the first one's feature names serve all.
+	o := ms[0].Options()
 	features := o.FeatureNames
-	if len(features) != m.D() {
+	if len(features) != ms[0].D() {
 		features = nil
 	}
-	t, hasTarget, err := cfg.df.ReadPrediction(cfg.data, features, o.TargetName)
+	t, present, err := cfg.df.ReadPrediction(cfg.data, features, targets...)
 	if err != nil {
 		return nil, err
 	}
 	cfg.df.Note(e, t)
-	x, y, err := modelColumns(t, features, o.TargetName, hasTarget, m.D())
+	x, err := modelColumns(t, features, ms[0].D())
 	if err != nil {
 		return nil, err
 	}
-	xm := mat.NewDense(t.Rows, m.D(), x)
-	bs, err := cfg.predict(ctx, e, m, xm, m0)
-	if err != nil {
-		return nil, fitflags.DataErr(t.File, err)
-	}
-	outside, ex, err := extrapolation(m, xm)
-	if err != nil {
-		return nil, fitflags.DataErr(t.File, err)
-	}
-	r := &predictResult{m: m, t: t, y: y}
-	r.doc = cfg.document(m, m0, t, bs, outside, ex)
-	if hasTarget {
-		r.doc.Target = compare(o.TargetName, bs, y, cfg.withBands)
+	xm := mat.NewDense(t.Rows, ms[0].D(), x)
+	r := &predictResult{t: t}
+	for i, m := range ms {
+		p, err := cfg.predictOne(ctx, e, m, xm, t)
+		if err != nil {
+			return nil, err
+		}
+		p.name = targets[i]
+		if present[i] {
+			if p.y, err = t.Select([]string{targets[i]}); err != nil {
+				return nil, err
+			}
+			p.doc.Target = compare(targets[i], p.bands, p.y, cfg.withBands)
+		}
+		r.parts = append(r.parts, p.predictPart)
 	}
 	return r, nil
 }
 
+// modelOf names model i of a file of several in a message.
+func modelOf(names []string, i int) string {
+	if len(names) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" of target %q", names[i])
+}
+
+// onePrediction is a part with its bands, for the comparison with the
+// target.
+type onePrediction struct {
+	predictPart
+	bands []kpls.Band
+}
+
+// predictOne predicts the rows of x with m at its recorded choice or
+// --components, and flags extrapolation.
+func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, t *dataset.Table) (onePrediction, error) {
+	m0 := cfg.comp
+	if m0 < 0 {
+		m0 = defaultComponents(m)
+	}
+	bs, reach, err := cfg.predict(ctx, e, m, x, m0)
+	if err != nil {
+		return onePrediction{}, fitflags.DataErr(t.File, err)
+	}
+	outside, ex, err := extrapolation(m, x, reach)
+	if err != nil {
+		return onePrediction{}, fitflags.DataErr(t.File, err)
+	}
+	return onePrediction{predictPart: predictPart{m: m, doc: cfg.document(m, m0, t, bs, outside, ex)}, bands: bs}, nil
+}
+
 // predict returns the predictions of x with m0 components, with bands
-// when asked for (the others zero).
-func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, m0 int) ([]kpls.Band, error) {
+// when asked for (the others zero). Without bands, for a kernel whose
+// reach flags extrapolation, it returns the reach too, from the same
+// kernel vectors (nil otherwise).
+func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, m0 int) ([]kpls.Band, []float64, error) {
 	if cfg.withBands {
 		prog := cfg.c.NewProgress(e)
 		defer prog.Done()
-		return predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, prog)
+		bs, err := predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, prog)
+		return bs, nil, err
 	}
-	yhat, err := m.Predict(ctx, x, m0)
+	var yhat, reach []float64
+	var err error
+	if _, stationary := kpls.WidthOf(m.Options().Kernel); stationary {
+		yhat, reach, err = m.PredictReach(ctx, x, m0)
+	} else {
+		yhat, err = m.Predict(ctx, x, m0)
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bs := make([]kpls.Band, len(yhat))
 	for i, v := range yhat {
 		bs[i].Yhat = v
 	}
-	return bs, nil
+	return bs, reach, nil
 }
 
 // document gathers the predictions and the warnings about them.
@@ -261,14 +315,23 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	} else if cfg.form != "table" {
 		summary = e.Stderr
 	}
-	switch cfg.form {
-	case "json":
-		warnLines(e.Stderr, r.doc.Warnings)
-		err = cli.WriteJSON(w, r.doc)
-	case "csv":
-		err = writeCSV(w, r.doc, r.t, r.y)
+	switch {
+	case cfg.form == "json":
+		docs := make([]predictJSON, len(r.parts))
+		for i, p := range r.parts {
+			warnLines(e.Stderr, targetPrefixed(r.names(), i, p.doc.Warnings))
+			docs[i] = p.doc
+		}
+		err = writeTargets(w, docs)
+	case cfg.form == "csv":
+		err = writeCSV(w, r)
 	default:
-		err = writeTable(w, r.doc, r.t, r.y, r.m.Options().TargetName)
+		for i, p := range r.parts {
+			targetHeading(w, r.names(), i)
+			if err = writeTable(w, p.doc, r.t, p.y, p.name); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("writing predictions: %w", err)
@@ -286,26 +349,38 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	return nil
 }
 
-// summary writes the model, the bands, the output file, the comparison
-// with the target and the warnings.
+// names is the target of each part.
+func (r *predictResult) names() []string {
+	out := make([]string, len(r.parts))
+	for i, p := range r.parts {
+		out[i] = p.name
+	}
+	return out
+}
+
+// summary writes, for each model, the model, the bands, the output file,
+// the comparison with the target and the warnings.
 func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
-	m, doc := r.m, r.doc
-	fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
-	if cfg.withBands {
-		fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
-	}
-	if cfg.output != "" {
-		fmt.Fprintf(w, "output     %d predictions (%s) written to %s\n", r.t.Rows, cfg.form, cfg.output)
-	}
-	if tg := doc.Target; tg != nil {
-		fmt.Fprintf(w, "target     %q: RMSE %s, R² %s", tg.Name, cli.Cell(float64(tg.RMSE)), cli.Cell(float64(tg.R2)))
-		if tg.Coverage != nil {
-			fmt.Fprintf(w, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
+	for i, p := range r.parts {
+		targetHeading(w, r.names(), i)
+		m, doc := p.m, p.doc
+		fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
+		if cfg.withBands {
+			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 		}
-		fmt.Fprintln(w)
-	}
-	if cfg.form != "json" {
-		printWarnings(w, doc.Warnings)
+		if cfg.output != "" && i == len(r.parts)-1 {
+			fmt.Fprintf(w, "output     %d predictions (%s) written to %s\n", r.t.Rows, cfg.form, cfg.output)
+		}
+		if tg := doc.Target; tg != nil {
+			fmt.Fprintf(w, "target     %q: RMSE %s, R² %s", tg.Name, cli.Cell(float64(tg.RMSE)), cli.Cell(float64(tg.R2)))
+			if tg.Coverage != nil {
+				fmt.Fprintf(w, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
+			}
+			fmt.Fprintln(w)
+		}
+		if cfg.form != "json" {
+			printWarnings(w, doc.Warnings)
+		}
 	}
 }
 
@@ -334,9 +409,10 @@ func outputFormat(format, output string, asJSON bool) (string, error) {
 	return "table", nil
 }
 
-// extrapolation flags the rows of x outside the training data's reach.
-func extrapolation(m *kpls.Model, x *mat.Dense) ([]bool, extrapJSON, error) {
-	var v []float64
+// extrapolation flags the rows of x outside the training data's reach;
+// reach, if not nil, is m.Reach(x), already computed.
+func extrapolation(m *kpls.Model, x *mat.Dense, reach []float64) ([]bool, extrapJSON, error) {
+	v := reach
 	var err error
 	ex := extrapJSON{Measure: "max_k", Threshold: reachMin}
 	// Reach reads as closeness for the stationary kernels, k(x, x) = 1
@@ -344,7 +420,7 @@ func extrapolation(m *kpls.Model, x *mat.Dense) ([]bool, extrapJSON, error) {
 	if _, stationary := kpls.WidthOf(m.Options().Kernel); !stationary {
 		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax}
 		v, err = m.RangeExcess(x)
-	} else {
+	} else if v == nil {
 		v, err = m.Reach(x)
 	}
 	if err != nil {
@@ -412,25 +488,17 @@ func interceptNote(noIntercept bool) string {
 	return "se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)"
 }
 
-// modelColumns splits what readPrediction read into the model's features
-// and, if present, the target. A model saved without names takes a file
-// with exactly its number of columns (besides --id).
-func modelColumns(t *dataset.Table, features []string, target string, hasTarget bool, d int) (x, y []float64, err error) {
+// modelColumns is the model's features of what ReadPrediction read. A
+// model saved without names takes a file with exactly its number of
+// columns (besides --id).
+func modelColumns(t *dataset.Table, features []string, d int) (x []float64, err error) {
 	if features == nil {
 		if t.Cols != d {
-			return nil, nil, fmt.Errorf("%s: %d columns, the model (saved without feature names) has %d features", t.File, t.Cols, d)
+			return nil, fmt.Errorf("%s: %d columns, the model (saved without feature names) has %d features", t.File, t.Cols, d)
 		}
-		return t.Data, nil, nil
+		return t.Data, nil
 	}
-	if x, err = t.Select(features); err != nil {
-		return nil, nil, err
-	}
-	if hasTarget {
-		if y, err = t.Select([]string{target}); err != nil {
-			return nil, nil, err
-		}
-	}
-	return x, y, nil
+	return t.Select(features)
 }
 
 // compare measures predictions against known targets: RMSE, R² against
@@ -463,22 +531,32 @@ func compare(name string, bands []kpls.Band, y []float64, withBands bool) *targe
 	return t
 }
 
-// writeCSV writes one line per prediction: the ID (or row number), yhat,
-// with bands se, lower and upper, the outside flag, and the target when
-// the file has it.
-func writeCSV(w io.Writer, doc predictJSON, t *dataset.Table, y []float64) error {
+// writeCSV writes the predictions as CSV: the row number or --id, then
+// for each model yhat (se, lower, upper with bands), outside and the
+// target column when the file has it. With several models (one per
+// target) every column but the first is named TARGET:yhat, TARGET:se, …,
+// TARGET:outside and TARGET.
+func writeCSV(w io.Writer, r *predictResult) error {
 	cw := csv.NewWriter(w)
+	first := r.parts[0].doc
 	idName := "row"
-	if doc.ID != "" {
-		idName = doc.ID
+	if first.ID != "" {
+		idName = first.ID
 	}
-	hdr := []string{idName, "yhat"}
-	if doc.Bands {
-		hdr = append(hdr, "se", "lower", "upper")
-	}
-	hdr = append(hdr, "outside")
-	if doc.Target != nil {
-		hdr = append(hdr, doc.Target.Name)
+	hdr := []string{idName}
+	for _, p := range r.parts {
+		pre := ""
+		if len(r.parts) > 1 {
+			pre = p.name + ":"
+		}
+		hdr = append(hdr, pre+"yhat")
+		if p.doc.Bands {
+			hdr = append(hdr, pre+"se", pre+"lower", pre+"upper")
+		}
+		hdr = append(hdr, pre+"outside")
+		if p.doc.Target != nil {
+			hdr = append(hdr, p.doc.Target.Name)
+		}
 	}
 	cw.Write(hdr)
 	g := func(v *cli.Num) string {
@@ -487,18 +565,22 @@ func writeCSV(w io.Writer, doc predictJSON, t *dataset.Table, y []float64) error
 		}
 		return strconv.FormatFloat(float64(*v), 'g', -1, 64)
 	}
-	for i, p := range doc.Predictions {
-		id := p.ID
-		if t.IDs == nil {
+	for i := range first.Predictions {
+		id := first.Predictions[i].ID
+		if r.t.IDs == nil {
 			id = strconv.Itoa(i + 1)
 		}
-		rec := []string{id, g(&p.Yhat)}
-		if doc.Bands {
-			rec = append(rec, g(p.SE), g(p.Lower), g(p.Upper))
-		}
-		rec = append(rec, strconv.FormatBool(p.Outside))
-		if y != nil {
-			rec = append(rec, strconv.FormatFloat(y[i], 'g', -1, 64))
+		rec := []string{id}
+		for _, part := range r.parts {
+			p := part.doc.Predictions[i]
+			rec = append(rec, g(&p.Yhat))
+			if part.doc.Bands {
+				rec = append(rec, g(p.SE), g(p.Lower), g(p.Upper))
+			}
+			rec = append(rec, strconv.FormatBool(p.Outside))
+			if part.y != nil {
+				rec = append(rec, strconv.FormatFloat(part.y[i], 'g', -1, 64))
+			}
 		}
 		cw.Write(rec)
 	}

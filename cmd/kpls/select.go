@@ -106,14 +106,16 @@ type selectConfig struct {
 	so       kpls.SelectOptions
 	opts     kpls.Options // without the data's names
 	modelOut string
+	keep     fitflags.Keep
 }
 
-// selectResult is a selection with the names and the widths it searched.
+// selectResult is a selection per target with the names and the widths
+// each searched.
 type selectResult struct {
-	sel    *kpls.Selection
-	n, d   int
-	target string
-	widths []float64 // every width searched, the default grid as extended
+	sels    []*kpls.Selection
+	n, d    int
+	targets []string
+	widths  [][]float64 // every width searched, the default grid as extended
 }
 
 func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
@@ -135,6 +137,8 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
+	cfg.keep.Register(fs)
+	fs.BoolVar(&cfg.so.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
@@ -155,10 +159,15 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
 	case so.MaxPasses < 1:
 		return nil, cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
+	case so.SharedKernel && so.Criterion != kpls.CV:
+		return nil, cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
 	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
 	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
+		return nil, err
+	}
+	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, so.MaxComponents); err != nil {
 		return nil, err
 	}
 	opts.Kernel = nil
@@ -195,46 +204,71 @@ func selectGrid(fs *cli.FlagSet, so *kpls.SelectOptions, opts kpls.Options, kern
 	return nil
 }
 
-// run reads the data, selects and saves the chosen model.
+// run reads the data, selects and saves the chosen model (one per
+// target).
 func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, error) {
 	t, err := cfg.mf.ReadTraining(e)
 	if err != nil {
 		return nil, err
 	}
-	x, y, features, err := t.Split(cfg.mf.Target)
+	tr, err := cfg.mf.Split(t)
 	if err != nil {
 		return nil, err
 	}
+	if cfg.so.SharedKernel && len(tr.Targets) == 1 {
+		fmt.Fprintf(e.Stderr, "%s: warning: --shared-kernel with one target changes nothing\n", e.Prog)
+	}
 	opts := cfg.opts
-	opts.FeatureNames = features
-	opts.TargetName = fitflags.TargetName(t, cfg.mf.Target)
+	opts.FeatureNames = tr.Features
 	prog := cfg.c.NewProgress(e)
 	opts.Progress = prog.Callback()
 	so := cfg.so
 	so.Options, so.Criterion = opts, cfg.so.Criterion
-	sel, err := kpls.Select(ctx, mat.NewDense(t.Rows, len(features), x), y, so)
+	x := mat.NewDense(tr.N, len(tr.Features), tr.X)
+	var sels []*kpls.Selection
+	if len(tr.Targets) == 1 {
+		so.TargetName = tr.Targets[0]
+		var sel *kpls.Selection
+		sel, err = kpls.Select(ctx, x, tr.Y, so)
+		sels = []*kpls.Selection{sel}
+	} else {
+		so.TargetNames = tr.Targets
+		sels, err = kpls.SelectTargets(ctx, x, mat.NewDense(tr.N, len(tr.Targets), tr.Y), so)
+	}
 	prog.Done()
 	if err != nil {
 		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
+	r := &selectResult{sels: sels, n: tr.N, d: len(tr.Features), targets: tr.Targets}
+	ms := make([]*kpls.Model, len(sels))
+	for i, sel := range sels {
+		ms[i] = sel.Model
+		r.widths = append(r.widths, searchedWidths(sel, cfg.so.Widths))
+	}
 	if cfg.modelOut != "" {
-		if err := saveModel(sel.Model, cfg.modelOut); err != nil {
+		if err := saveKept(e, &cfg.keep, ms, tr.Targets, cfg.modelOut); err != nil {
 			return nil, err
 		}
 	}
-	r := &selectResult{sel: sel, n: t.Rows, d: len(features), target: opts.TargetName, widths: cfg.so.Widths}
-	if r.widths == nil {
-		// The library's default grid, as extended: every width searched.
-		seen := map[float64]bool{}
-		for _, c := range sel.Choices {
-			if w, ok := kpls.WidthOf(c.Kernel); ok && !seen[w] {
-				seen[w] = true
-				r.widths = append(r.widths, w)
-			}
-		}
-		slices.Sort(r.widths)
-	}
 	return r, nil
+}
+
+// searchedWidths is every width a selection searched: the given ones, or
+// the library's default grid as extended.
+func searchedWidths(sel *kpls.Selection, given []float64) []float64 {
+	if given != nil {
+		return given
+	}
+	var widths []float64
+	seen := map[float64]bool{}
+	for _, c := range sel.Choices {
+		if w, ok := kpls.WidthOf(c.Kernel); ok && !seen[w] {
+			seen[w] = true
+			widths = append(widths, w)
+		}
+	}
+	slices.Sort(widths)
+	return widths
 }
 
 func (cfg *selectConfig) kernelNames() []string {
@@ -245,37 +279,46 @@ func (cfg *selectConfig) kernelNames() []string {
 	return names
 }
 
-// render writes the result as JSON (--json) or as text.
+// render writes the result as JSON (--json) or as text, one document or
+// section per target.
 func (cfg *selectConfig) render(e *cli.Env, r *selectResult) error {
 	if cfg.c.JSON {
-		return cfg.renderJSON(e, r)
+		docs := make([]selectJSON, len(r.sels))
+		for i := range r.sels {
+			docs[i] = cfg.document(e, r, i)
+		}
+		return writeTargets(e.Stdout, docs)
 	}
-	cfg.renderText(cfg.c.Text(e), r)
+	w := cfg.c.Text(e)
+	for i := range r.sels {
+		targetHeading(w, r.targets, i)
+		cfg.renderText(w, r, i)
+	}
 	return nil
 }
 
-func (cfg *selectConfig) renderJSON(e *cli.Env, r *selectResult) error {
-	sel := r.sel
+func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON {
+	sel := r.sels[i]
 	o := sel.Model.Options()
-	warnLines(e.Stderr, kpls.Messages(sel.Warnings))
+	warnLines(e.Stderr, targetPrefixed(r.targets, i, kpls.Messages(sel.Warnings)))
 	doc := selectJSON{
-		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.target, Kernels: cfg.kernelNames(),
+		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths, Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
+		Criterion: sel.Criterion, Widths: r.widths[i], Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Model: cfg.modelOut,
 	}
 	if sel.Criterion == kpls.CV {
 		doc.Folds = cfg.so.Folds
 	}
-	return cli.WriteJSON(e.Stdout, doc)
+	return doc
 }
 
-func (cfg *selectConfig) renderText(w io.Writer, r *selectResult) {
-	sel := r.sel
+func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
+	sel := r.sels[i]
 	o := sel.Model.Options()
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, r.n, r.d, r.target)
-	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(cfg.kernelNames(), ", "), r.widths, standardized(o))
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, r.n, r.d, r.targets[i])
+	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(cfg.kernelNames(), ", "), r.widths[i], standardized(o))
 	how := string(sel.Criterion)
 	if sel.Criterion == kpls.CV {
 		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)

@@ -216,12 +216,13 @@ func unknownColumn(file string, names []string, c string) error {
 }
 
 // ReadPrediction reads the points to predict: the model's features by
-// name (any row count from one), the target column if the file has it,
-// and the --id column. Other columns are never parsed.
-func (d *Input) ReadPrediction(path string, features []string, target string) (t *dataset.Table, hasTarget bool, err error) {
+// name (any row count from one), those of the target columns that the
+// file has (present[i] for targets[i]), and the --id column. Other
+// columns are never parsed.
+func (d *Input) ReadPrediction(path string, features []string, targets ...string) (t *dataset.Table, present []bool, err error) {
 	r, err := d.open(path, 1)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	defer r.Close()
 	names := r.Names()
@@ -231,12 +232,15 @@ func (d *Input) ReadPrediction(path string, features []string, target string) (t
 		// file order.
 		cols.Numeric = nil
 	}
-	if target != "" && features != nil && !slices.Contains(features, target) && slices.Contains(names, target) && target != d.ID {
-		cols.Numeric = append(cols.Numeric, target)
-		hasTarget = true
+	present = make([]bool, len(targets))
+	for i, target := range targets {
+		if target != "" && features != nil && !slices.Contains(cols.Numeric, target) && slices.Contains(names, target) && target != d.ID {
+			cols.Numeric = append(cols.Numeric, target)
+			present[i] = true
+		}
 	}
 	t, err = r.Read(cols)
-	return t, hasTarget, d.explain(err)
+	return t, present, d.explain(err)
 }
 
 // TargetName is the name of the column Table.Split used as the target.

@@ -11,7 +11,7 @@ import (
 
 // readPredictionAll reads every column of a prediction file.
 func readPredictionAll(path string) (*dataset.Table, error) {
-	t, _, err := (&Input{}).ReadPrediction(path, nil, "")
+	t, _, err := (&Input{}).ReadPrediction(path, nil)
 	return t, err
 }
 
