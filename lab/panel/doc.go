@@ -4,7 +4,7 @@
 // regression (lab/peer/krr.py), all on identical rows. It runs as
 //
 //	go run ./lab/cmd/kpls-lab panel gen --out DIR [--shared ../shared/data]
-//	    [--splits 3] [--test-fraction 0.25] [--max-train 6000] [--seed 1]
+//	    [--splits 0] [--test-fraction 0.25] [--max-train 6000] [--seed 1]
 //	    [--sets kin8nm,sinc]
 //
 // lab/panel/run.sh generates the panel, runs the peer and `kpls-lab eval`
@@ -25,6 +25,22 @@
 //	friedman3.csv    2000×4   sim.Friedman3, noise sd 0.1
 //	sinc.csv         2000×1   sim.Sinc (the paper's, as in kpls demo), noise sd 0.1
 //
+// and the small real data sets (issue #24), exported once from Debian's R
+// data packages into lab/panel/data and compiled in, so gen needs no R:
+//
+//	boston.csv       506×13   MASS::Boston, median home value (social)
+//	concrete.csv     1030×8   modeldata::concrete, compressive strength (materials)
+//	biomass.csv      536×5    modeldata::biomass, heating value from C, H, O, N, S (chemical)
+//	ozone.csv        330×9    earth::ozone1, daily maximum ozone in Los Angeles (atmospheric)
+//	cox2.csv         462×255  caret::cox2, log10 IC50 from molecular descriptors (chemical)
+//	cps1985.csv      534×16   AER::CPS1985, log wage, factors as 0/1 indicators (social)
+//	carprices.csv    804×17   modeldata::car_prices, resale price (economic)
+//	meats.csv        215×100  modeldata::meats, fat from NIR spectra (spectra)
+//
+// lab/panel/data/README.md says what was dropped or encoded, the packages'
+// versions and licences, and the Rscript command (data/export.R) that wrote
+// them; gen writes them byte for byte (cox2 is stored gzipped).
+//
 // The protein sub-samples keep the rows in file order and their values
 // as written in protein.csv (fields are moved, not re-formatted); the
 // simulated values are written with the shortest representation that
@@ -38,7 +54,10 @@
 // the n rows: its first round(f·n) rows are the test set (f is
 // --test-fraction) and the next min(--max-train, n − round(f·n)) the
 // training set, so the training set is a random subset of the non-test
-// rows and the two never overlap.
+// rows and the two never overlap. S is --splits, or by default 5 for a
+// data set under 2000 rows (all the real ones) and 3 for the others: the
+// held-out error of a small set varies more from split to split, and
+// lab/panel/summarize.py reports each set's median and worst split.
 //
 // # Seeds
 //
@@ -50,5 +69,7 @@
 // the source "protein", which is what makes them nested.)
 //
 // DIR/panel.json records the options, the seeds and each data set's n, d,
-// n_train and n_test.
+// n_train, n_test, number of splits and whether it is small (under 2000
+// rows). The real data sets use no generator; their data_seed is recorded
+// all the same.
 package panel

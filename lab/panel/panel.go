@@ -60,19 +60,29 @@ var panel = []dataSet{
 	{"sinc", "sinc", func(path string, _ options, seed uint64) (int, int, error) {
 		return writeSim(path, sim.Sinc(2000, seed))
 	}},
+	realSet("boston", "boston.csv"),
+	realSet("concrete", "concrete.csv"),
+	realSet("biomass", "biomass.csv"),
+	realSet("ozone", "ozone.csv"),
+	realSet("cox2", "cox2.csv.gz"),
+	realSet("cps1985", "cps1985.csv"),
+	realSet("carprices", "carprices.csv"),
+	realSet("meats", "meats.csv"),
 }
 
-// Run is `kpls-lab panel gen`: it writes the panel into --out.
-func Run(_ context.Context, e *cli.Env, args []string) error {
+// Run is `kpls-lab panel gen`, which writes the panel into --out, and
+// `kpls-lab panel diag` (diag.go).
+func Run(ctx context.Context, e *cli.Env, args []string) error {
 	fs := cli.NewFlagSet("panel gen", "--out DIR [flags]",
 		"Writes the evaluation panel: the data sets (kin8nm and protein from --shared, the simulated\n"+
-			"ones) and their train/test splits, and DIR/panel.json, which records the options and seeds\n"+
-			"(lab/panel/doc.go). lab/panel/run.sh runs the peer and kpls-lab eval on it.")
+			"ones, the small real ones compiled in from lab/panel/data) and their train/test splits, and\n"+
+			"DIR/panel.json, which records the options and seeds (lab/panel/doc.go). lab/panel/run.sh runs\n"+
+			"the peer and kpls-lab eval on it.")
 	var o options
 	var sets string
 	fs.StringVar(&o.out, "out", "", "output `directory` (required)")
 	fs.StringVar(&o.shared, "shared", "../shared/data", "`directory` holding kin8nm.csv and protein.csv")
-	fs.IntVar(&o.splits, "splits", 3, "number of train/test splits per data set")
+	fs.IntVar(&o.splits, "splits", 0, "number of train/test splits per data set; 0 means 5 for data sets under 2000 rows, 3 for the others")
 	fs.Float64Var(&o.testFrac, "test-fraction", 0.25, "fraction of the rows held out for testing")
 	fs.IntVar(&o.maxTrain, "max-train", 6000, "most training rows (a random subset of the non-test rows)")
 	fs.Uint64Var(&o.seed, "seed", 1, "base seed of every generator")
@@ -80,10 +90,12 @@ func Run(_ context.Context, e *cli.Env, args []string) error {
 	switch {
 	case len(args) > 0 && args[0] == "gen":
 		args = args[1:]
+	case len(args) > 0 && args[0] == "diag":
+		return runDiag(ctx, e, args[1:])
 	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
-		// The usage of gen, the only command.
+		// The usage of gen, the main command.
 	default:
-		return cli.Usagef("panel: the only command is gen (kpls-lab panel gen --out DIR [flags])")
+		return cli.Usagef("panel: the commands are gen (kpls-lab panel gen --out DIR [flags]) and diag (--data F.csv --split-dir DIR)")
 	}
 	if err := fs.Parse(e, args); err != nil {
 		return err
@@ -91,8 +103,8 @@ func Run(_ context.Context, e *cli.Env, args []string) error {
 	switch {
 	case o.out == "":
 		return cli.Usagef("--out is required")
-	case o.splits < 1:
-		return cli.Usagef("--splits %d: need at least 1", o.splits)
+	case o.splits < 0:
+		return cli.Usagef("--splits %d: need at least 1 (or 0, the per-set default)", o.splits)
 	case !(o.testFrac > 0 && o.testFrac < 1):
 		return cli.Usagef("--test-fraction %g: need 0 < f < 1", o.testFrac)
 	case o.maxTrain < 1:
@@ -117,7 +129,8 @@ func setNames() []string {
 	return s
 }
 
-// manifest is DIR/panel.json.
+// manifest is DIR/panel.json. Splits is --splits (0: each set's default);
+// a set's NSplits is the number written for it.
 type manifest struct {
 	Seed         uint64     `json:"seed"`
 	Splits       int        `json:"splits"`
@@ -137,6 +150,8 @@ type setEntry struct {
 	D        int    `json:"d"`
 	NTrain   int    `json:"n_train"`
 	NTest    int    `json:"n_test"`
+	NSplits  int    `json:"n_splits"`
+	Small    bool   `json:"small"` // under smallRows rows
 }
 
 func gen(o options, stdout io.Writer) error {
@@ -144,7 +159,7 @@ func gen(o options, stdout io.Writer) error {
 		return err
 	}
 	m := manifest{Seed: o.seed, Splits: o.splits, TestFraction: o.testFrac, MaxTrain: o.maxTrain, Shared: o.shared}
-	fmt.Fprintf(stdout, "%-12s %6s %3s %7s %6s\n", "data", "n", "d", "n_train", "n_test")
+	fmt.Fprintf(stdout, "%-12s %6s %3s %7s %6s %6s\n", "data", "n", "d", "n_train", "n_test", "splits")
 	for _, p := range panel {
 		if o.sets != nil && !slices.Contains(o.sets, p.name) {
 			continue
@@ -155,13 +170,17 @@ func gen(o options, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		nTrain, nTest, err := writeSplits(o.out, p.name, n, o)
+		k := o.splits
+		if k == 0 {
+			k = defaultSplits(n)
+		}
+		nTrain, nTest, err := writeSplits(o.out, p.name, n, k, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 		m.Sets = append(m.Sets, setEntry{Name: p.name, File: file, Splits: p.name + ".splits", Source: p.source,
-			DataSeed: seed, N: n, D: d, NTrain: nTrain, NTest: nTest})
-		fmt.Fprintf(stdout, "%-12s %6d %3d %7d %6d\n", p.name, n, d, nTrain, nTest)
+			DataSeed: seed, N: n, D: d, NTrain: nTrain, NTest: nTest, NSplits: k, Small: n < smallRows})
+		fmt.Fprintf(stdout, "%-12s %6d %3d %7d %6d %6d\n", p.name, n, d, nTrain, nTest, k)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -177,6 +196,11 @@ func readCSV(path string) (head []string, rows [][]string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseCSV(path, b)
+}
+
+// parseCSV is readCSV of the contents b of the file named path.
+func parseCSV(path string, b []byte) (head []string, rows [][]string, err error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.TrimLeadingSpace = true
 	all, err := r.ReadAll()

@@ -110,6 +110,10 @@ func TestGen(t *testing.T) {
 		"friedman3":   {2000, 1500, 500},
 		"sinc":        {2000, 1500, 500},
 	}
+	for _, r := range realSets {
+		nTest := (r.n + 2) / 4 // round(n/4), halves up
+		sizes[r.name] = [3]int{r.n, r.n - nTest, nTest}
+	}
 	for _, name := range setNames() {
 		fa, err := os.ReadFile(filepath.Join(a, name+".csv"))
 		if err != nil {
@@ -148,6 +152,17 @@ func TestGen(t *testing.T) {
 					}
 					seen[i] = true
 				}
+			}
+		}
+		// Five splits under 2000 rows, three from there on.
+		wantSplits := 3
+		if want[0] < 2000 {
+			wantSplits = 5
+		}
+		for k := range wantSplits + 1 {
+			_, err := os.Stat(filepath.Join(a, name+".splits", fmt.Sprintf("split-%d.test", k)))
+			if (err == nil) != (k < wantSplits) {
+				t.Errorf("%s: split %d written: %v, want %v (%d splits)", name, k, err == nil, k < wantSplits, wantSplits)
 			}
 		}
 		s0 := readIdx(t, filepath.Join(a, name+".splits", "split-0.test"))
@@ -221,7 +236,7 @@ func TestGenErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"gen"},
 		{"gen", "--out", t.TempDir(), "--test-fraction", "1"},
-		{"gen", "--out", t.TempDir(), "--splits", "0"},
+		{"gen", "--out", t.TempDir(), "--splits", "-1"},
 		{"gen", "--out", t.TempDir(), "--sets", "nope"},
 		{"gen", "--out", t.TempDir(), "--shared", t.TempDir()}, // no kin8nm.csv
 		{"split"},
@@ -233,5 +248,85 @@ func TestGenErrors(t *testing.T) {
 		if err := Run(context.Background(), &cli.Env{Stdout: &so, Stderr: &se, Prog: "kpls-lab"}, args); err == nil {
 			t.Errorf("%q: no error", args)
 		}
+	}
+}
+
+// realSets are the committed small data sets as doc.go and data/README.md
+// document them: rows, features, and the first feature's name.
+var realSets = []struct {
+	name  string
+	n, d  int
+	first string
+}{
+	{"boston", 506, 13, "crim"},
+	{"concrete", 1030, 8, "cement"},
+	{"biomass", 536, 5, "carbon"},
+	{"ozone", 330, 9, "vh"},
+	{"cox2", 462, 255, "QikProp_.stars"},
+	{"cps1985", 534, 16, "education"},
+	{"carprices", 804, 17, "Mileage"},
+	{"meats", 215, 100, "x_001"},
+}
+
+// The committed data sets load with the documented shape, and both
+// documents list them with it.
+func TestRealSets(t *testing.T) {
+	docs := map[string]string{}
+	for _, f := range []string{"doc.go", "data/README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[f] = string(b)
+	}
+	for _, r := range realSets {
+		if !slices.Contains(setNames(), r.name) {
+			t.Errorf("%s is not in the panel", r.name)
+		}
+	}
+	small := 0
+	for _, r := range realSets {
+		dst := filepath.Join(t.TempDir(), r.name+".csv")
+		var file string
+		for _, f := range []string{r.name + ".csv", r.name + ".csv.gz"} {
+			if _, err := realData.Open("data/" + f); err == nil {
+				file = f
+			}
+		}
+		if file == "" {
+			t.Errorf("%s: no data/%s.csv or .csv.gz", r.name, r.name)
+			continue
+		}
+		n, d, err := writeReal(file, dst)
+		if err != nil {
+			t.Errorf("%s: %v", r.name, err)
+			continue
+		}
+		if n != r.n || d != r.d {
+			t.Errorf("%s: %d×%d, documented %d×%d", r.name, n, d, r.n, r.d)
+		}
+		head, rows, err := readCSV(dst)
+		if err != nil || len(rows) != n || head[0] != r.first || head[len(head)-1] != "y" {
+			t.Errorf("%s: written file reads back as %d rows, header %q…%q (%v)", r.name, len(rows), head[0], head[len(head)-1], err)
+		}
+		shape := fmt.Sprintf("%s.csv", r.name)
+		dims := fmt.Sprintf("%d×%d", r.n, r.d)
+		for f, text := range docs {
+			found := false
+			for _, l := range strings.Split(text, "\n") {
+				if strings.Contains(l, shape) && strings.Contains(l, dims) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s does not list %s as %s", f, shape, dims)
+			}
+		}
+		if n >= 300 && n <= 1500 {
+			small++
+		}
+	}
+	if small < 5 {
+		t.Errorf("%d real data sets of 300–1500 rows, want at least 5", small)
 	}
 }

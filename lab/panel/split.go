@@ -45,14 +45,24 @@ func splitRNG(name string, base uint64, k int) *rand.Rand {
 	return rand.New(rand.NewPCG(seedOf("split", name, base), uint64(k)))
 }
 
+// defaultSplits is the number of splits of a data set of n rows without
+// --splits: small data sets get more, because their held-out error varies
+// more from split to split.
+func defaultSplits(n int) int {
+	if n < smallRows {
+		return 5
+	}
+	return 3
+}
+
 // writeSplits writes DIR/NAME.splits/split-K.{train,test} for
 // K = 0..splits−1 and returns the sizes.
-func writeSplits(dir, name string, n int, o options) (nTrain, nTest int, err error) {
+func writeSplits(dir, name string, n, splits int, o options) (nTrain, nTest int, err error) {
 	sd := filepath.Join(dir, name+".splits")
 	if err := os.MkdirAll(sd, 0o755); err != nil {
 		return 0, 0, err
 	}
-	for k := range o.splits {
+	for k := range splits {
 		train, test := makeSplit(n, o.testFrac, o.maxTrain, splitRNG(name, o.seed, k))
 		for _, f := range []struct {
 			ext string
