@@ -42,6 +42,7 @@ type predictJSON struct {
 	ID                string           `json:"id,omitempty"`
 	Components        int              `json:"components"`
 	Bands             bool             `json:"bands"`
+	Intervals         bool             `json:"intervals"`
 	Level             *float64         `json:"level,omitempty"`
 	InterceptVariance *bool            `json:"intercept_variance,omitempty"`
 	Extrapolation     extrapJSON       `json:"extrapolation"`
@@ -49,6 +50,10 @@ type predictJSON struct {
 	Predictions       []predictionJSON `json:"predictions"`
 	Target            *targetJSON      `json:"target,omitempty"`
 }
+
+// limits says whether the predictions carry se, lower and upper: of bands
+// or of intervals.
+func (d predictJSON) limits() bool { return d.Bands || d.Intervals }
 
 // predictionJSON is one prediction; se, lower and upper only with bands.
 type predictionJSON struct {
@@ -86,7 +91,8 @@ type predictConfig struct {
 	modelPath   string
 	data        string
 	comp        int // -1: the model's recorded choice
-	withBands   bool
+	withBands   bool // bands or intervals: se, lower and upper
+	intervals   bool // prediction intervals for a new y instead of bands for f(x)
 	level       float64
 	noIntercept bool
 	output      string
@@ -124,7 +130,8 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
 	fs.IntVar(&cfg.comp, "components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
 	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
-	fs.Float64Var(&cfg.level, "level", 0.98, "confidence level of the bands, in (0, 1); setting it implies --bands")
+	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus σ̂² of the m used")
+	fs.Float64Var(&cfg.level, "level", 0.98, "level of the bands or intervals, in (0, 1); setting it alone implies --bands")
 	fs.BoolVar(&cfg.noIntercept, "no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
 	fs.StringVar(&cfg.output, "output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
 	format := fs.String("format", "", "predictions format: csv, json or table; empty means json with --json, else from --output's extension, else table")
@@ -133,7 +140,7 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
 	}
-	cfg.withBands = *bands || fs.IsSet("level")
+	cfg.withBands = *bands || cfg.intervals || fs.IsSet("level")
 	switch {
 	case cfg.modelPath == "":
 		return nil, cli.Usagef("predict: --model is required")
@@ -143,6 +150,8 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 		return nil, cli.Usagef("--level: %g, want a number strictly between 0 and 1", cfg.level)
 	case fs.IsSet("components") && cfg.comp < 0:
 		return nil, cli.Usagef("--components: %d, want at least 0", cfg.comp)
+	case *bands && cfg.intervals:
+		return nil, cli.Usagef("--bands and --intervals: give one (bands cover f(x), intervals a new y)")
 	case cfg.noIntercept && !cfg.withBands:
 		return nil, cli.Usagef("--no-intercept-variance applies to bands: add --bands or --level")
 	}
@@ -243,7 +252,7 @@ func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model
 	if cfg.withBands {
 		prog := cfg.c.NewProgress(e)
 		defer prog.Done()
-		bs, err := predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, prog)
+		bs, err := predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, cfg.intervals, prog)
 		return bs, nil, err
 	}
 	var yhat, reach []float64
@@ -281,7 +290,7 @@ func (cfg *predictConfig) document(m *kpls.Model, m0 int, t *dataset.Table, bs [
 		warns = append(warns, fmt.Sprintf("--drop-missing dropped %d rows, so row numbers do not match the file's: give --id to carry an identifier", len(t.Dropped)))
 	}
 	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: m0,
-		Bands: cfg.withBands, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
+		Bands: cfg.withBands && !cfg.intervals, Intervals: cfg.intervals, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
 	if cfg.withBands {
 		iv := !cfg.noIntercept
 		doc.Level, doc.InterceptVariance = &cfg.level, &iv
@@ -365,7 +374,10 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		targetHeading(w, r.names(), i)
 		m, doc := p.m, p.doc
 		fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
-		if cfg.withBands {
+		switch {
+		case cfg.intervals:
+			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus σ̂² = %s), %s\n", 100*cfg.level, cli.Cell(m.Stats()[doc.Components].Sigma*m.Stats()[doc.Components].Sigma), interceptNote(cfg.noIntercept))
+		case cfg.withBands:
 			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 		}
 		if cfg.output != "" && i == len(r.parts)-1 {
@@ -374,7 +386,7 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		if tg := doc.Target; tg != nil {
 			fmt.Fprintf(w, "target     %q: RMSE %s, R² %s", tg.Name, cli.Cell(float64(tg.RMSE)), cli.Cell(float64(tg.R2)))
 			if tg.Coverage != nil {
-				fmt.Fprintf(w, ", %.1f %% inside the confidence bands", 100*float64(*tg.Coverage))
+				fmt.Fprintf(w, ", %.1f %% inside the %s", 100*float64(*tg.Coverage), map[bool]string{false: "confidence bands", true: "prediction intervals"}[cfg.intervals])
 			}
 			fmt.Fprintln(w)
 		}
@@ -459,7 +471,11 @@ func rowName(t *dataset.Table, i int) string {
 }
 
 // predictBands runs PredictBands in blocks so that progress can be shown.
-func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo kpls.BandOptions, prog *progress.Reporter) ([]kpls.Band, error) {
+func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo kpls.BandOptions, intervals bool, prog *progress.Reporter) ([]kpls.Band, error) {
+	predict := m.PredictBands
+	if intervals {
+		predict = m.PredictIntervals
+	}
 	rows, _ := x.Dims()
 	const block = 512
 	out := make([]kpls.Band, 0, rows)
@@ -469,7 +485,7 @@ func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo
 		if report != nil {
 			report(kpls.Progress{Stage: kpls.StageBands, Done: r0, Total: rows})
 		}
-		b, err := m.PredictBands(ctx, x.Slice(r0, r1, 0, m.D()), comp, bo)
+		b, err := predict(ctx, x.Slice(r0, r1, 0, m.D()), comp, bo)
 		if err != nil {
 			return nil, err
 		}
@@ -550,7 +566,7 @@ func writeCSV(w io.Writer, r *predictResult) error {
 			pre = p.name + ":"
 		}
 		hdr = append(hdr, pre+"yhat")
-		if p.doc.Bands {
+		if p.doc.limits() {
 			hdr = append(hdr, pre+"se", pre+"lower", pre+"upper")
 		}
 		hdr = append(hdr, pre+"outside")
@@ -574,7 +590,7 @@ func writeCSV(w io.Writer, r *predictResult) error {
 		for _, part := range r.parts {
 			p := part.doc.Predictions[i]
 			rec = append(rec, g(&p.Yhat))
-			if part.doc.Bands {
+			if part.doc.limits() {
 				rec = append(rec, g(p.SE), g(p.Lower), g(p.Upper))
 			}
 			rec = append(rec, strconv.FormatBool(p.Outside))
@@ -597,7 +613,7 @@ func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, tar
 		idName = doc.ID
 	}
 	fmt.Fprintf(tw, "%s\tyhat\t", idName)
-	if doc.Bands {
+	if doc.limits() {
 		fmt.Fprint(tw, "se\tlower\tupper\t")
 	}
 	if y != nil {
@@ -611,7 +627,7 @@ func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, tar
 			id = strconv.Itoa(i + 1)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t", id, v(&p.Yhat))
-		if doc.Bands {
+		if doc.limits() {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t", v(p.SE), v(p.Lower), v(p.Upper))
 		}
 		if y != nil {
