@@ -90,7 +90,7 @@ type predictConfig struct {
 	df          fitflags.Input
 	modelPath   string
 	data        string
-	comp        int // -1: the model's recorded choice
+	comp        int  // -1: the model's recorded choice
 	withBands   bool // bands or intervals: se, lower and upper
 	intervals   bool // prediction intervals for a new y instead of bands for f(x)
 	level       float64
