@@ -40,8 +40,8 @@ func BenchmarkCVStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s := &selector{n: n, folds: folds, seed: 1}
-				idx := s.foldIndices()
+				s := &selector{n: n, folds: folds, repeats: 1, seed: 1}
+				idx := s.foldIndices(0)
 				b.Run("fit=single", func(b *testing.B) {
 					for b.Loop() {
 						if _, err := nipals(context.Background(), f.opts.Backend, op, f.yc, steps, nil); err != nil {

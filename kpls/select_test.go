@@ -12,50 +12,63 @@ import (
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
-// TestCrossValidationByHand recomputes Select's RMSECV for every m with
-// plain Fit and Predict on the same folds (the same seeded permutation,
-// contiguous blocks of it), one refit per fold and m. Cross-validation
-// standardises the features once, with every row's mean and standard
-// deviation (the folds share one kernel matrix), so the refits take
-// inputs standardised that way by hand, as raw features.
+// TestCrossValidationByHand: Select's RMSECV for every m equals that of
+// plain per-fold fits on the same standardised rows, pooled over the
+// repeats' fold assignments (each split as Select documents it, written
+// out independently in foldsByHand), for one assignment and for three;
+// and the default runs one.
 func TestCrossValidationByHand(t *testing.T) {
 	x, y := gaussData(60, 3, 5)
 	xs := standardisedByHand(x)
 	const folds, comp = 4, 5
-	so := SelectOptions{Options: Options{Criterion: CV, Seed: 9, Components: comp}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Folds: folds, MaxComponents: comp}
-	sel, err := Select(context.Background(), x, y, so)
+	for _, repeats := range []int{1, 3} {
+		so := SelectOptions{Options: Options{Criterion: CV, Seed: 9, Components: comp}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Folds: folds, Repeats: repeats, MaxComponents: comp}
+		sel, err := Select(context.Background(), x, y, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Repeats != repeats {
+			t.Errorf("Selection.Repeats = %d, want %d", sel.Repeats, repeats)
+		}
+		n := len(y)
+		press := make([]float64, comp+1)
+		for r := range repeats {
+			for _, fd := range foldsByHand(xs, y, folds, 9, r) {
+				xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
+				for m := 0; m <= comp; m++ {
+					mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone, RawFeatures: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := mod.Predict(context.Background(), xte, m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, v := range yte {
+						press[m] += (v - p[i]) * (v - p[i])
+					}
+				}
+			}
+		}
+		if len(sel.Table) != comp+1 {
+			t.Fatalf("%d rows, want %d", len(sel.Table), comp+1)
+		}
+		for m, r := range sel.Table {
+			want := math.Sqrt(press[m] / float64(repeats*n))
+			if !(relErr(r.RMSECV, want) <= 1e-10) {
+				t.Errorf("%d repeats, m=%d: RMSECV %.15g, by hand %.15g", repeats, m, r.RMSECV, want)
+			}
+		}
+		if sel.Model.Chosen() != (Choice{CV, sel.Best.M}) {
+			t.Errorf("model records %+v, best is m = %d", sel.Model.Chosen(), sel.Best.M)
+		}
+	}
+	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: 9, Components: 2}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(y)
-	press := make([]float64, comp+1)
-	for _, fd := range foldsByHand(xs, y, folds, 9) {
-		xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
-		for m := 0; m <= comp; m++ {
-			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone, RawFeatures: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := mod.Predict(context.Background(), xte, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range yte {
-				press[m] += (v - p[i]) * (v - p[i])
-			}
-		}
-	}
-	if len(sel.Table) != comp+1 {
-		t.Fatalf("%d rows, want %d", len(sel.Table), comp+1)
-	}
-	for m, r := range sel.Table {
-		want := math.Sqrt(press[m] / float64(n))
-		if !(relErr(r.RMSECV, want) <= 1e-10) {
-			t.Errorf("m=%d: RMSECV %.15g, by hand %.15g", m, r.RMSECV, want)
-		}
-	}
-	if sel.Model.Chosen() != (Choice{CV, sel.Best.M}) {
-		t.Errorf("model records %+v, best is m = %d", sel.Model.Chosen(), sel.Best.M)
+	if sel.Repeats != 1 {
+		t.Errorf("default repeats: %d, want 1", sel.Repeats)
 	}
 }
 
@@ -99,12 +112,12 @@ func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
 	return out, yo
 }
 
-// foldsByHand splits the rows as Select documents it, written out here
-// independently of selector.foldIndices: contiguous blocks of one seeded
-// permutation.
-func foldsByHand(x *mat.Dense, y []float64, folds int, seed uint64) []fold {
+// foldsByHand splits the rows as Select documents it for repeat r,
+// written out here independently of selector.foldIndices: contiguous
+// blocks of one permutation seeded by (seed, 0x6376 + r).
+func foldsByHand(x *mat.Dense, y []float64, folds int, seed uint64, r int) []fold {
 	n := len(y)
-	perm := rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	perm := rand.New(rand.NewPCG(seed, 0x6376+uint64(r))).Perm(n)
 	out := make([]fold, folds)
 	for f := range out {
 		lo, hi := f*n/folds, (f+1)*n/folds
@@ -188,7 +201,7 @@ func TestCrossValidationGrows(t *testing.T) {
 		storage Storage
 		tol     float64
 	}{{0, StorageDense, 1e-10}, {kernelop.DenseBytes(n) - 1, StorageFloat32, 1e-6}} {
-		so := SelectOptions{Options: Options{Criterion: CV, Seed: 3, Components: 1, RawFeatures: true, MemoryLimit: c.limit}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Folds: folds, MaxComponents: 40}
+		so := SelectOptions{Options: Options{Criterion: CV, Seed: 3, Components: 1, RawFeatures: true, MemoryLimit: c.limit}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Folds: folds, Repeats: 1, MaxComponents: 40}
 		sel, err := Select(context.Background(), x, y, so)
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +214,7 @@ func TestCrossValidationGrows(t *testing.T) {
 			t.Fatalf("limit %d: the search did not grow (%d components)", c.limit, comp)
 		}
 		press := make([]float64, comp+1)
-		for f, fd := range foldsByHand(x, y, folds, 3) {
+		for f, fd := range foldsByHand(x, y, folds, 3, 0) {
 			xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFNone, RawFeatures: true, Storage: StorageDense})
 			if err != nil {

@@ -18,6 +18,7 @@ type selector struct {
 	n, d           int
 	crit           Criterion
 	folds          int
+	repeats        int // k-fold assignments cross-validation pools (0: not CV)
 	seed           uint64
 	start, maxComp int
 	opts           Options
@@ -28,7 +29,7 @@ type selector struct {
 	// and the fold fits alike: one grid point's fitters use it at a
 	// time, whatever the width.
 	buf   kernelBuffer
-	split []foldIndex // the cross-validation folds, split once
+	split [][]foldIndex // each repeat's cross-validation folds, split once
 
 	// points are the grid points any target visits, in the order they
 	// were added; results[p][t] is target t's outcome at point p.
@@ -247,8 +248,10 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 		f.passes = &s.passes
 		b := &foldBatch{n: s.n}
 		for _, t := range ts {
-			if err := b.add(t, s.ys[t], s.foldIndices(), comp); err != nil {
-				return nil, s.targetError(t, err)
+			for r := range s.repeats {
+				if err := b.add(t, s.ys[t], s.foldIndices(r), comp); err != nil {
+					return nil, s.targetError(t, err)
+				}
 			}
 		}
 		s.cv, s.batch = f, b
@@ -273,8 +276,8 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 	return runs, nil
 }
 
-// foldsPress sums target t's held-out squared errors over its folds for
-// m = 0..comp into the table's rows.
+// foldsPress sums target t's held-out squared errors over its folds (of
+// every repeat) for m = 0..comp into the table's rows.
 func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 	press := make([]float64, comp+1)
 	valid, stopped := comp, ""
@@ -301,8 +304,8 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 	return pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}, nil
 }
 
-// cvRows turns target t's PRESS over the folds into the table's rows for
-// m = 0..valid.
+// cvRows turns target t's PRESS over the folds of every repeat into the
+// table's rows for m = 0..valid: each repeat holds out every row once.
 func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []SelectionRow {
 	tss := s.tss[t]
 	rows := make([]SelectionRow, valid+1)
@@ -310,7 +313,7 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 	for i := range rows {
 		rows[i] = SelectionRow{Kernel: g.kernel, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
 			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
-			RMSECV: math.Sqrt(press[i] / float64(s.n)), Q2: 1 - press[i]/tss}
+			RMSECV: math.Sqrt(press[i] / float64(s.repeats*s.n)), Q2: 1 - press[i]/(float64(s.repeats)*tss)}
 	}
 	return rows
 }
@@ -361,23 +364,28 @@ type foldIndex struct {
 }
 
 // foldIndices splits the rows into s.folds seeded folds (contiguous
-// blocks of one random permutation), once for every grid point and
-// growth step.
-func (s *selector) foldIndices() []foldIndex {
-	if s.split != nil {
-		return s.split
+// blocks of one random permutation) for repeat r, once for every grid
+// point and growth step. Repeat 0 is the split of a single k-fold
+// cross-validation.
+func (s *selector) foldIndices(r int) []foldIndex {
+	if s.split == nil {
+		s.split = make([][]foldIndex, s.repeats)
+	}
+	if s.split[r] != nil {
+		return s.split[r]
 	}
 	n := s.n
-	perm := rand.New(rand.NewPCG(s.seed, 0x6376)).Perm(n)
-	s.split = make([]foldIndex, s.folds)
-	for f := range s.split {
+	perm := rand.New(rand.NewPCG(s.seed, 0x6376+uint64(r))).Perm(n)
+	split := make([]foldIndex, s.folds)
+	for f := range split {
 		lo, hi := f*n/s.folds, (f+1)*n/s.folds
-		s.split[f] = foldIndex{
+		split[f] = foldIndex{
 			train: append(append([]int(nil), perm[:lo]...), perm[hi:]...),
 			test:  perm[lo:hi],
 		}
 	}
-	return s.split
+	s.split[r] = split
+	return split
 }
 
 // argmin returns the index of the smallest non-NaN value, −1 if none.

@@ -28,6 +28,7 @@ type selectJSON struct {
 	Components  int            `json:"components"`
 	Criterion   kpls.Criterion `json:"criterion"`
 	Folds       int            `json:"folds,omitempty"`
+	Repeats     int            `json:"repeats,omitempty"`
 	Widths      []float64      `json:"widths"`
 	Passes      int            `json:"passes"`
 	MaxPasses   int            `json:"max_passes"`
@@ -134,6 +135,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
+	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -155,6 +157,10 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	switch {
 	case so.Criterion == kpls.CV && so.Folds < 2:
 		return nil, cli.Usagef("--folds: %d, want at least 2", so.Folds)
+	case so.Repeats < 0:
+		return nil, cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
+	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
+		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
 	case so.MaxComponents < 0:
 		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
 	case so.MaxPasses < 1:
@@ -309,7 +315,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 		Training: trainingOf(sel.Model, sel.Best.M), Model: cfg.modelOut,
 	}
 	if sel.Criterion == kpls.CV {
-		doc.Folds = cfg.so.Folds
+		doc.Folds, doc.Repeats = cfg.so.Folds, sel.Repeats
 	}
 	return doc
 }
@@ -322,6 +328,9 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	how := string(sel.Criterion)
 	if sel.Criterion == kpls.CV {
 		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)
+		if sel.Repeats > 1 {
+			how = fmt.Sprintf("%d-fold cross-validation repeated %d times (fold seeds (%d, r), r < %d)", cfg.so.Folds, sel.Repeats, cfg.so.Seed, sel.Repeats)
+		}
 	}
 	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
