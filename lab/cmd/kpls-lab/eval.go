@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -69,6 +70,7 @@ type evalConfig struct {
 	testFrac   float64
 	maxTrain   int
 	oracleComp int
+	average    int // cv-avgK: the mean prediction of the K best grid points by CV
 }
 
 func runEval(ctx context.Context, e *cli.Env, args []string) error {
@@ -105,6 +107,7 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeats of cross-validation for the cv method (0: once)")
 	fs.IntVar(&cfg.oracleComp, "oracle-components", 60, "the oracle scores m = 0..`M` at every grid point")
+	fs.IntVar(&cfg.average, "average", 0, "also report cv-avgK: the mean of the predictions of the `K` grid points with the lowest RMSECV, each fitted to the training rows at its own m (an experiment; needs cv in --methods)")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
@@ -243,6 +246,14 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 		}
 		sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
 			M: sel.Best.M, RMSE: cli.Num(rmseOf(pred, yte)), Seconds: secs})
+		if cr == kpls.CV && cfg.average > 1 {
+			avg, err := averageBest(ctx, sel, opts, xtr, ytr, xte, cfg.average)
+			if err != nil {
+				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv-avg%d: %w", si, cfg.average, err))
+			}
+			sp.Methods = append(sp.Methods, evalMethodJSON{Method: fmt.Sprintf("cv-avg%d", cfg.average), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
+				M: sel.Best.M, RMSE: cli.Num(rmseOf(avg, yte)), Seconds: time.Since(t0).Seconds()})
+		}
 	}
 	fmt.Fprintf(e.Stderr, "%s eval: split %d, oracle\n", e.Prog, si)
 	grid := cfg.so
@@ -439,4 +450,30 @@ func summarize(splits []evalSplitJSON) []evalSummary {
 		out = append(out, evalSummary{Method: m, MedianRMSE: cli.Num(median(rm[m])), MedianSeconds: median(secs[m]), RatioToOracle: cli.Num(median(ratio[m]))})
 	}
 	return out
+}
+
+// averageBest is the mean prediction of the k grid points of sel with the
+// lowest RMSECV, each fitted to the training rows at its own chosen m.
+func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xtr *mat.Dense, ytr []float64, xte *mat.Dense, k int) ([]float64, error) {
+	choices := slices.Clone(sel.Choices)
+	slices.SortStableFunc(choices, func(a, b kpls.SelectionRow) int { return cmp.Compare(a.RMSECV, b.RMSECV) })
+	choices = choices[:min(k, len(choices))]
+	r, _ := xte.Dims()
+	avg := make([]float64, r)
+	for _, c := range choices {
+		o := opts
+		o.Kernel, o.Components, o.DoF, o.Criterion = c.Kernel, max(c.M, 1), kpls.DoFNone, ""
+		m, err := kpls.Fit(ctx, xtr, ytr, o)
+		if err != nil {
+			return nil, err
+		}
+		p, err := m.Predict(ctx, xte, min(c.M, m.ValidComponents()))
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range p {
+			avg[i] += v / float64(len(choices))
+		}
+	}
+	return avg, nil
 }
