@@ -2,6 +2,8 @@ package kernelop
 
 import (
 	"context"
+	"math"
+	"sync"
 
 	"github.com/kpls-go/kpls/internal/hugepage"
 )
@@ -115,6 +117,14 @@ func (o *packed) Kind() Kind   { return KindFloat32 }
 func (o *packed) Stats() Stats { return o.st }
 func (o *packed) Bytes() int64 { return 4*int64(len(o.p)) + 8*int64(len(o.st.ColMean)) }
 
+// groupChunk is the columns of a four-row group multiplied with every
+// vector before moving on, so that for k > 1 the four stretches of rows
+// (4 × 2048 × 4 B = 32 KiB) are read from memory once, not k times.
+const groupChunk = 2048
+
+// ctxRows is the rows of the triangle between context checks.
+const ctxRows = 256
+
 // tileMinVectors is the block size from which Mul widens each tile of the
 // triangle to float64 once and applies it to all the vectors with the
 // tiled operators' gemm-based apply: the row-group kernel re-reads and
@@ -123,9 +133,10 @@ func (o *packed) Bytes() int64 { return 4*int64(len(o.p)) + 8*int64(len(o.st.Col
 // fraction of what a register-blocked product does.
 const tileMinVectors = 16
 
-// Mul multiplies the triangle row band by row band (upper.mul), each
-// entry widened once for up to six vectors (symRank4); blocks of
-// tileMinVectors or more vectors go tile by tile instead.
+// Mul splits the triangle's rows into bands of equal area, one per
+// goroutine (static, so the rounding is the same from call to call), each
+// adding both the row side and the mirror image into its own accumulator.
+// Blocks of tileMinVectors or more vectors go tile by tile instead.
 func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
 	n := o.n
 	checkMul(n, dst, v, k)
@@ -135,7 +146,84 @@ func (o *packed) Mul(ctx context.Context, dst, v []float64, k int) error {
 	if k >= tileMinVectors {
 		return o.mulTiles(ctx, dst, v, k)
 	}
-	return (&upper[float32]{data: o.p, n: n, packed: true}).mul(ctx, dst, v, k)
+	nw := 1
+	if n*n/2 >= parMinEntries {
+		nw = workers(n, n/4)
+	}
+	bounds := make([]int, nw+1)
+	for p := 1; p < nw; p++ {
+		f := float64(p) / float64(nw)
+		bounds[p] = int(float64(n)*(1-math.Sqrt(1-f))) &^ 3
+	}
+	bounds[nw] = n
+	accs := accumulators(dst, k, n, nw)
+	errs := make([]error, nw)
+	var wg sync.WaitGroup
+	for p := range nw {
+		wg.Go(func() { errs[p] = o.mulRows(ctx, bounds[p], bounds[p+1], v, k, accs[p]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	reduce(accs)
+	return nil
+}
+
+// mulRows adds the rows [r0, r1) of the triangle, and their mirror images,
+// times the k vectors v into acc: groups of four rows share every load of
+// v and acc; the 4×4 diagonal block and leftover rows are done entry by
+// entry.
+func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, acc []float64) error {
+	n := o.n
+	i := r0
+	for ; i+4 <= r1; i += 4 {
+		if (i-r0)%ctxRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for q := range k {
+			o.diag(i, 4, v[q*n:q*n+n], acc[q*n:q*n+n])
+		}
+		var rs [4][]float32
+		for r := range rs {
+			rs[r] = o.p[o.start(i+r)+4-r : o.start(i+r)+n-i-r]
+		}
+		for c0 := i + 4; c0 < n; c0 += groupChunk {
+			c1 := min(n, c0+groupChunk)
+			a0, a1, a2, a3 := rs[0][c0-i-4:c1-i-4], rs[1][c0-i-4:c1-i-4], rs[2][c0-i-4:c1-i-4], rs[3][c0-i-4:c1-i-4]
+			for q := range k {
+				x, y := v[q*n:q*n+n], acc[q*n:q*n+n]
+				s := rank4(a0, a1, a2, a3, x[c0:c1], y[c0:c1], [4]float64{x[i], x[i+1], x[i+2], x[i+3]})
+				for r, sr := range s {
+					y[i+r] += sr
+				}
+			}
+		}
+	}
+	if i < r1 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	for ; i < r1; i++ {
+		row := o.p[o.start(i) : o.start(i)+n-i]
+		for q := range k {
+			x, y := v[q*n:q*n+n], acc[q*n:q*n+n]
+			xi := x[i]
+			s := float64(row[0]) * xi
+			for j, a := range row[1:] {
+				kv := float64(a)
+				s += kv * x[i+1+j]
+				y[i+1+j] += kv * xi
+			}
+			y[i] += s
+		}
+	}
+	return nil
 }
 
 // mulTiles is Mul through the tiles of the upper triangle: each tile is
@@ -177,4 +265,35 @@ func (o *packed) widen(t tile, a []float64) {
 			}
 		}
 	}
+}
+
+// diag adds the h×h diagonal block at (i, i) times x into y.
+func (o *packed) diag(i, h int, x, y []float64) {
+	for a := range h {
+		row := o.p[o.start(i+a) : o.start(i+a)+h-a]
+		y[i+a] += float64(row[0]) * x[i+a]
+		for b := 1; b < h-a; b++ {
+			kv := float64(row[b])
+			y[i+a] += kv * x[i+a+b]
+			y[i+a+b] += kv * x[i+a]
+		}
+	}
+}
+
+// rank4Generic returns the dot products of four stretches of rows a0..a3 with x
+// and adds their mirror image, x4 times the rows, into y.
+func rank4Generic(a0, a1, a2, a3 []float32, x, y []float64, x4 [4]float64) (s [4]float64) {
+	m := len(x)
+	a0, a1, a2, a3, y = a0[:m], a1[:m], a2[:m], a3[:m], y[:m]
+	x0, x1, x2, x3 := x4[0], x4[1], x4[2], x4[3]
+	var s0, s1, s2, s3 float64
+	for j, xj := range x {
+		v0, v1, v2, v3 := float64(a0[j]), float64(a1[j]), float64(a2[j]), float64(a3[j])
+		s0 += v0 * xj
+		s1 += v1 * xj
+		s2 += v2 * xj
+		s3 += v3 * xj
+		y[j] += x0*v0 + x1*v1 + x2*v2 + x3*v3
+	}
+	return [4]float64{s0, s1, s2, s3}
 }
