@@ -1,15 +1,12 @@
 package panel
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -89,14 +86,14 @@ func runDiag(ctx context.Context, e *cli.Env, args []string) error {
 	}
 	doc := diagJSON{Data: data, N: n, D: d, Seeds: seeds}
 	for k := 0; ; k++ {
-		tr, err := readSplitFile(filepath.Join(splitDir, fmt.Sprintf("split-%d.train", k)), n)
+		tr, err := ReadIndices(filepath.Join(splitDir, fmt.Sprintf("split-%d.train", k)), n)
 		if os.IsNotExist(err) && k > 0 {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		te, err := readSplitFile(filepath.Join(splitDir, fmt.Sprintf("split-%d.test", k)), n)
+		te, err := ReadIndices(filepath.Join(splitDir, fmt.Sprintf("split-%d.test", k)), n)
 		if err != nil {
 			return err
 		}
@@ -111,8 +108,8 @@ func runDiag(ctx context.Context, e *cli.Env, args []string) error {
 }
 
 func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, tr, te []int) (diagSplit, error) {
-	xtr, ytr := rowsOf(x, y, tr)
-	xte, yte := rowsOf(x, y, te)
+	xtr, ytr := Rows(x, y, tr)
+	xte, yte := Rows(x, y, te)
 	sp := diagSplit{Split: k, NTrain: len(tr), NTest: len(te)}
 	var first *kpls.Selection
 	for s := range uint64(seeds) {
@@ -133,7 +130,7 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 			}
 		}
 		sp.Runs = append(sp.Runs, diagCell{Seed: &s, Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(), M: sel.Best.M,
-			RMSECV: cli.Num(sel.Best.RMSECV), RMSE: cli.Num(rmse(pred, yte)), Widths: widths})
+			RMSECV: cli.Num(sel.Best.RMSECV), RMSE: cli.Num(RMSE(pred, yte)), Widths: widths})
 		if s == 0 {
 			first = sel
 		}
@@ -164,7 +161,7 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 			return sp, err
 		}
 		for c := 0; c <= m.ValidComponents(); c++ {
-			test[p.k] = append(test[p.k], rmse(mat.Col(nil, c, pe), yte))
+			test[p.k] = append(test[p.k], RMSE(mat.Col(nil, c, pe), yte))
 		}
 	}
 	for _, r := range first.Table {
@@ -176,53 +173,4 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 			RMSECV: cli.Num(r.RMSECV), RMSE: cli.Num(e)})
 	}
 	return sp, nil
-}
-
-func rowsOf(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	xo := mat.NewDense(len(idx), d, nil)
-	yo := make([]float64, len(idx))
-	for i, r := range idx {
-		xo.SetRow(i, x.RawRowView(r))
-		yo[i] = y[r]
-	}
-	return xo, yo
-}
-
-func rmse(pred, y []float64) float64 {
-	var s float64
-	for i, v := range y {
-		s += (v - pred[i]) * (v - pred[i])
-	}
-	return math.Sqrt(s / float64(len(y)))
-}
-
-// readSplitFile reads one split file: 0-based row indices below n, one a line.
-func readSplitFile(path string, n int) ([]int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseIndices(path, f, n)
-}
-
-func parseIndices(path string, r io.Reader, n int) ([]int, error) {
-	var out []int
-	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
-		i, err := strconv.Atoi(s)
-		if err != nil || i < 0 || i >= n {
-			return nil, fmt.Errorf("%s: line %d: %q is not a row index in 0..%d", path, line, s, n-1)
-		}
-		out = append(out, i)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no row indices", path)
-	}
-	return out, sc.Err()
 }

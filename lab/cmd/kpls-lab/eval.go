@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +20,7 @@ import (
 	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/panel"
 )
 
 // evalJSON is the document of `kpls-lab eval --json`.
@@ -227,8 +226,8 @@ func (cfg *evalConfig) parts(n int) ([]evalPart, error) {
 // runSplit selects with each method on the training rows of split si and
 // scores the choice on its test rows, then finds the oracle.
 func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Options, si int, p evalPart, xm *mat.Dense, y, oracleWidths []float64) (evalSplitJSON, error) {
-	xtr, ytr := pickRows(xm, y, p.train)
-	xte, yte := pickRows(xm, y, p.test)
+	xtr, ytr := panel.Rows(xm, y, p.train)
+	xte, yte := panel.Rows(xm, y, p.test)
 	sp := evalSplitJSON{Split: si, NTrain: len(p.train), NTest: len(p.test)}
 	for _, cr := range cfg.crits {
 		fmt.Fprintf(e.Stderr, "%s eval: split %d, %s\n", e.Prog, si, cr)
@@ -245,14 +244,14 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 			return sp, err
 		}
 		sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
-			M: sel.Best.M, RMSE: cli.Num(rmseOf(pred, yte)), Seconds: secs})
+			M: sel.Best.M, RMSE: cli.Num(panel.RMSE(pred, yte)), Seconds: secs})
 		if cr == kpls.CV && cfg.average > 1 {
 			avg, err := averageBest(ctx, sel, opts, xtr, ytr, xte, cfg.average)
 			if err != nil {
 				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv-avg%d: %w", si, cfg.average, err))
 			}
 			sp.Methods = append(sp.Methods, evalMethodJSON{Method: fmt.Sprintf("cv-avg%d", cfg.average), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
-				M: sel.Best.M, RMSE: cli.Num(rmseOf(avg, yte)), Seconds: time.Since(t0).Seconds()})
+				M: sel.Best.M, RMSE: cli.Num(panel.RMSE(avg, yte)), Seconds: time.Since(t0).Seconds()})
 		}
 	}
 	fmt.Fprintf(e.Stderr, "%s eval: split %d, oracle\n", e.Prog, si)
@@ -310,11 +309,11 @@ func readSplits(dir string, n int) ([]evalPart, error) {
 			}
 			return out, nil
 		}
-		train, err := readIndices(tr, n)
+		train, err := panel.ReadIndices(tr, n)
 		if err != nil {
 			return nil, err
 		}
-		test, err := readIndices(filepath.Join(dir, fmt.Sprintf("split-%d.test", k)), n)
+		test, err := panel.ReadIndices(filepath.Join(dir, fmt.Sprintf("split-%d.test", k)), n)
 		if err != nil {
 			return nil, err
 		}
@@ -332,47 +331,6 @@ func readSplits(dir string, n int) ([]evalPart, error) {
 		}
 		out = append(out, evalPart{train, test})
 	}
-}
-
-func readIndices(path string, n int) ([]int, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	var out []int
-	sc := bufio.NewScanner(fh)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
-		i, err := strconv.Atoi(s)
-		if err != nil || i < 0 || i >= n {
-			return nil, fmt.Errorf("%s: line %d: %q is not a row index in 0..%d", path, line, s, n-1)
-		}
-		out = append(out, i)
-	}
-	return out, sc.Err()
-}
-
-func pickRows(x *mat.Dense, y []float64, idx []int) (*mat.Dense, []float64) {
-	_, d := x.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	yo := make([]float64, len(idx))
-	for i, r := range idx {
-		out.SetRow(i, x.RawRowView(r))
-		yo[i] = y[r]
-	}
-	return out, yo
-}
-
-func rmseOf(pred, y []float64) float64 {
-	var s float64
-	for i, v := range y {
-		s += (v - pred[i]) * (v - pred[i])
-	}
-	return math.Sqrt(s / float64(len(y)))
 }
 
 // oracle is the best (kernel, width, m) of the grid judged by the test
@@ -404,7 +362,7 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 			return best, err
 		}
 		for c := 0; c <= m.ValidComponents(); c++ {
-			if r := rmseOf(mat.Col(nil, c, pred), yte); r < float64(best.RMSE) {
+			if r := panel.RMSE(mat.Col(nil, c, pred), yte); r < float64(best.RMSE) {
 				best.Kernel, best.M, best.RMSE = g.Name(), c, cli.Num(r)
 				best.Width, _ = kpls.WidthOf(g)
 			}
