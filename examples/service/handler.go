@@ -51,9 +51,13 @@ type Server struct {
 	// Log receives one line per request; nil means slog.Default().
 	Log *slog.Logger
 
-	model       *kpls.Model
+	model       *kpls.Model // the first of models, whose inputs all share
 	features    []string
 	defaultComp int
+	// models and targets, with a file of several models (one per target):
+	// every request predicts each of them; nil with one model.
+	models  []*kpls.Model
+	targets []string
 	// slots bounds the requests computing at once: each can use every core
 	// (the band products are parallel), and each holds its working memory.
 	slots   chan struct{}
@@ -85,6 +89,27 @@ func NewServer(m *kpls.Model) *Server {
 		writeError(w, http.StatusNotFound, "no such endpoint %q (try POST /predict, GET /healthz or GET /metrics)", r.URL.Path)
 	})
 	return s
+}
+
+// NewTargetsServer returns a server for the models of one file of
+// several (kpls.LoadModels: one per target, sharing their inputs). Every
+// request predicts every target, each with its own recorded choice of m
+// unless the request gives components.
+func NewTargetsServer(targets []string, models []*kpls.Model) (*Server, error) {
+	if len(models) == 0 || len(targets) != len(models) {
+		return nil, fmt.Errorf("%d target names for %d models", len(targets), len(models))
+	}
+	for i, m := range models[1:] {
+		if m.N() != models[0].N() || m.D() != models[0].D() {
+			return nil, fmt.Errorf("model %q has %d×%d inputs, model %q %d×%d: the models of one file share their inputs",
+				targets[i+1], m.N(), m.D(), targets[0], models[0].N(), models[0].D())
+		}
+	}
+	s := NewServer(models[0])
+	if len(models) > 1 {
+		s.models, s.targets = models, targets
+	}
+	return s, nil
 }
 
 // ServeHTTP routes POST /predict, GET /healthz and GET /metrics, giving
@@ -131,10 +156,14 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "use GET for /healthz, not %s", r.Method)
 		return
 	}
-	writeJSON(w, http.StatusOK, health{
+	h := health{
 		Status: "ok", N: s.model.N(), D: s.model.D(), Features: s.features,
 		Components: s.model.ValidComponents(), DefaultComponents: s.defaultComp,
-	})
+	}
+	for i, m := range s.models {
+		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: m.ValidComponents(), DefaultComponents: m.Chosen().M})
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 type health struct {
@@ -144,6 +173,25 @@ type health struct {
 	Features          []string `json:"features,omitempty"`
 	Components        int      `json:"components"`
 	DefaultComponents int      `json:"default_components"`
+	// Targets, with a file of several models: each one's components.
+	Targets []targetHealth `json:"targets,omitempty"`
+}
+
+type targetHealth struct {
+	Target            string `json:"target"`
+	Components        int    `json:"components"`
+	DefaultComponents int    `json:"default_components"`
+}
+
+// targetsResponse answers a request to a server of several models: one
+// predictResponse per target, in the file's order.
+type targetsResponse struct {
+	Targets []targetResponse `json:"targets"`
+}
+
+type targetResponse struct {
+	Target string `json:"target"`
+	predictResponse
 }
 
 type predictResponse struct {
@@ -198,13 +246,22 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	if req.Components != nil {
 		comp = *req.Components
 	}
+	for i, m := range s.models {
+		if req.Components != nil && comp > m.ValidComponents() {
+			fail(http.StatusBadRequest, "components: %d, the model of target %q has 0..%d valid components", comp, s.targets[i], m.ValidComponents())
+			return
+		}
+		if req.Components == nil {
+			comp = max(comp, m.Chosen().M) // the band budget below takes the largest
+		}
+	}
 	// The library reads level 0 as its default; here an explicit 0 is an error.
 	if req.Level != nil && !(*req.Level > 0 && *req.Level < 1) {
 		fail(http.StatusBadRequest, "level must lie strictly between 0 and 1, got %g", *req.Level)
 		return
 	}
 	if req.Level != nil {
-		if cost := float64(s.model.N()) * float64(points) * float64(max(comp, 1)); cost > s.BandBudget {
+		if cost := float64(s.model.N()) * float64(points) * float64(max(comp, 1)) * float64(max(1, len(s.models))); cost > s.BandBudget {
 			fail(http.StatusUnprocessableEntity, "a band request costs n × points × m = %d × %d × %d = %.3g, over the limit of %.3g: send at most %d points per band request",
 				s.model.N(), points, max(comp, 1), cost, s.BandBudget, int(s.BandBudget/float64(s.model.N()*max(comp, 1))))
 			return
@@ -218,23 +275,48 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "busy: no work slot within %v", s.Timeout)
 		return
 	}
-	resp := predictResponse{Components: comp, Level: req.Level}
-	if req.Level == nil {
+	if s.models == nil {
+		resp, err := predictWith(ctx, s.model, x, comp, req.Level)
+		if err != nil {
+			fail(statusOf(err), "%v", err)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	var all targetsResponse
+	for i, m := range s.models {
+		c := m.Chosen().M
+		if req.Components != nil {
+			c = *req.Components
+		}
+		resp, err := predictWith(ctx, m, x, c, req.Level)
+		if err != nil {
+			fail(statusOf(err), "target %q: %v", s.targets[i], err)
+			return
+		}
+		all.Targets = append(all.Targets, targetResponse{Target: s.targets[i], predictResponse: resp})
+	}
+	writeJSON(w, http.StatusOK, all)
+}
+
+// predictWith predicts x with m and comp components: plain predictions,
+// or with bands at level when it is set.
+func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, level *float64) (predictResponse, error) {
+	resp := predictResponse{Components: comp, Level: level}
+	var err error
+	if level == nil {
 		var yhat []float64
-		yhat, err = s.model.Predict(ctx, x, comp)
+		yhat, err = m.Predict(ctx, x, comp)
 		pts := make([]point, len(yhat))
 		for i, v := range yhat {
 			pts[i].Yhat = v
 		}
 		resp.Predictions = pts
 	} else {
-		resp.Predictions, err = s.model.PredictBands(ctx, x, comp, kpls.BandOptions{Level: *req.Level})
+		resp.Predictions, err = m.PredictBands(ctx, x, comp, kpls.BandOptions{Level: *level})
 	}
-	if err != nil {
-		fail(statusOf(err), "%v", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, resp)
+	return resp, err
 }
 
 // rows checks the shape of the points and copies them into a matrix.

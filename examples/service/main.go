@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -48,39 +47,43 @@ func main() {
 	}
 }
 
-// loadModel reads a model file of any format version holding one model.
-// A file of several models (one per target, from kpls fit with several
-// --target columns) is refused for now, naming them.
-func loadModel(path string) (*kpls.Model, error) {
+// loadModels reads a model file of any format version: one model, or
+// several (one per target, from kpls fit or select with several --target
+// columns) with their targets' names.
+func loadModels(path string) ([]string, []*kpls.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	names, ms, err := kpls.LoadModels(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(ms) > 1 {
-		return nil, fmt.Errorf("%s: the file holds %d models, one per target (%s); the service serves one model", path, len(ms), strings.Join(names, ", "))
-	}
-	return ms[0], nil
+	return names, ms, nil
 }
 
 func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, budget float64, warm bool) error {
-	m, err := loadModel(modelPath)
+	names, ms, err := loadModels(modelPath)
 	if err != nil {
 		return err
 	}
-	s := NewServer(m)
+	s, err := NewTargetsServer(names, ms)
+	if err != nil {
+		return fmt.Errorf("%s: %w", modelPath, err)
+	}
+	m := ms[0]
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
-	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.ValidComponents(), "default_components", s.defaultComp)
+	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.ValidComponents(), "default_components", s.defaultComp, "targets", len(ms))
 	if warm {
 		start := time.Now()
-		// Any point will do: the first band request builds the n×n matrix.
-		_, err := m.PredictBands(context.Background(), mat.NewDense(1, m.D(), nil), s.defaultComp, kpls.BandOptions{})
-		if err != nil {
-			slog.Warn("warm-up", "error", err)
+		// Any point will do: the first band request builds each model's
+		// n×n matrix.
+		for _, wm := range ms {
+			_, err := wm.PredictBands(context.Background(), mat.NewDense(1, wm.D(), nil), wm.Chosen().M, kpls.BandOptions{})
+			if err != nil {
+				slog.Warn("warm-up", "error", err)
+			}
 		}
 		slog.Info("kernel matrix built", "seconds", time.Since(start).Seconds())
 	}

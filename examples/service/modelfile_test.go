@@ -18,8 +18,8 @@ import (
 )
 
 // TestLoadModelFormats loads a binary model file (format version 4) and a
-// JSON one (version 3, from the library's test data) and serves each; a
-// file of two models is refused, naming them.
+// JSON one (version 3, from the library's test data) and serves each,
+// predicting as the model does.
 func TestLoadModelFormats(t *testing.T) {
 	b, err := testModelFile()
 	if err != nil {
@@ -32,11 +32,16 @@ func TestLoadModelFormats(t *testing.T) {
 	}
 	old := filepath.Join("..", "..", "kpls", "testdata", "oldformat", "model-v3-rbf.json")
 	for _, path := range []string{binary, old} {
-		m, err := loadModel(path)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+		names, ms, err := loadModels(path)
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("%s: %d models, %v", path, len(ms), err)
 		}
-		srv := httptest.NewServer(NewServer(m))
+		s, err := NewTargetsServer(names, ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := ms[0]
+		srv := httptest.NewServer(s)
 		x := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}}
 		body, _ := json.Marshal(testRequest{X: x})
 		code, out := post(t, srv.Client(), srv.URL, body)
@@ -55,19 +60,113 @@ func TestLoadModelFormats(t *testing.T) {
 			}
 		}
 	}
-	m, err := loadModel(binary)
+}
+
+// TestSeveralTargets serves a file of two models fitted to different
+// targets of the same inputs (kpls.SaveModels): every request answers
+// with each target's predictions and bands, bit for bit those of the
+// target's own model, at its own recorded m or at the request's; a
+// request's m beyond one model's valid components is a 400 naming that
+// target; /healthz lists the targets.
+func TestSeveralTargets(t *testing.T) {
+	ctx := context.Background()
+	x, y1 := testData(200, 3, 5)
+	y2 := make([]float64, len(y1))
+	for i := range y2 {
+		y2[i] = x.At(i, 0)*x.At(i, 1) - x.At(i, 2)
+	}
+	var ms []*kpls.Model
+	for _, c := range []struct {
+		y    []float64
+		comp int
+	}{{y1, 6}, {y2, 3}} {
+		m, err := kpls.Fit(ctx, x, c.y, kpls.Options{Components: c.comp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	var file bytes.Buffer
+	if err := kpls.SaveModels(&file, []string{"y1", "y2"}, ms); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "two.kpls")
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names, loaded, err := loadModels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var two bytes.Buffer
-	if err := kpls.SaveModels(&two, []string{"y1", "y2"}, []*kpls.Model{m, m}); err != nil {
+	s, err := NewTargetsServer(names, loaded)
+	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "two.kpls")
-	if err := os.WriteFile(path, two.Bytes(), 0o644); err != nil {
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}}
+	xq := mat.NewDense(3, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2})
+	type targetsResponse struct {
+		Targets []struct {
+			Target string
+			testResponse
+		}
+	}
+	level := 0.9
+	two := 2
+	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, Components: &two}} {
+		body, _ := json.Marshal(req)
+		code, out := post(t, srv.Client(), srv.URL, body)
+		var resp targetsResponse
+		if code != http.StatusOK || json.Unmarshal(out, &resp) != nil || len(resp.Targets) != 2 {
+			t.Fatalf("status %d: %s", code, out)
+		}
+		for i, tr := range resp.Targets {
+			m := ms[i]
+			comp := m.Chosen().M
+			if req.Components != nil {
+				comp = *req.Components
+			}
+			if tr.Target != names[i] || tr.Components != comp || len(tr.Predictions) != 3 {
+				t.Fatalf("target %d: %q, m = %d (want %q, %d), %d predictions", i, tr.Target, tr.Components, names[i], comp, len(tr.Predictions))
+			}
+			var want []kpls.Band
+			if req.Level != nil {
+				want, err = m.PredictBands(ctx, xq, comp, kpls.BandOptions{Level: level})
+			} else {
+				var yhat []float64
+				yhat, err = m.Predict(ctx, xq, comp)
+				for _, v := range yhat {
+					want = append(want, kpls.Band{Yhat: v})
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, p := range tr.Predictions {
+				if math.Float64bits(p.Yhat) != math.Float64bits(want[r].Yhat) || math.Float64bits(p.SE) != math.Float64bits(want[r].SE) {
+					t.Errorf("target %q row %d: served %+v, its model gives %+v", tr.Target, r, p, want[r])
+				}
+			}
+		}
+	}
+	five := 5
+	body, _ := json.Marshal(testRequest{X: rows, Components: &five})
+	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusBadRequest || !strings.Contains(string(out), `target \"y2\" has 0..3`) {
+		t.Errorf("m = 5 beyond y2's 3 components: status %d: %s", code, out)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadModel(path); err == nil || !strings.Contains(err.Error(), "2 models, one per target (y1, y2)") {
-		t.Errorf("a file of two models: %v", err)
+	defer resp.Body.Close()
+	var h struct {
+		Targets []struct {
+			Target     string
+			Components int
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Targets) != 2 || h.Targets[1].Target != "y2" || h.Targets[1].Components != 3 {
+		t.Errorf("healthz: %+v, %v", h, err)
 	}
 }
