@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,7 +70,8 @@ type evalConfig struct {
 	testFrac   float64
 	maxTrain   int
 	oracleComp int
-	average    int // cv-avgK: the mean prediction of the K best grid points by CV
+	average    []int     // cv-avgK: the mean prediction of the K best grid points by CV
+	within     []float64 // cv-inD: the mean prediction of the grid points within (1+D)·the best RMSECV
 }
 
 func runEval(ctx context.Context, e *cli.Env, args []string) error {
@@ -106,10 +108,31 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeats of cross-validation for the cv method (0: once)")
 	fs.IntVar(&cfg.oracleComp, "oracle-components", 60, "the oracle scores m = 0..`M` at every grid point")
-	fs.IntVar(&cfg.average, "average", 0, "also report cv-avgK: the mean of the predictions of the `K` grid points with the lowest RMSECV, each fitted to the training rows at its own m (an experiment; needs cv in --methods)")
+	within := fs.String("average-within", "", "also report cv-inD for each D of this comma-separated `list`: the mean of the predictions of the grid points whose RMSECV is at most (1+D) times the best one's (an experiment; needs cv in --methods)")
+	averages := fs.String("average", "", "also report cv-avgK for each K of this comma-separated `list`: the mean of the predictions of the K grid points with the lowest RMSECV, each fitted to the training rows at its own m (an experiment; needs cv in --methods)")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
+	}
+	for _, f := range strings.Split(*within, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v >= 0) {
+			return nil, cli.Usagef("--average-within: %q, want relative margins ≥ 0", f)
+		}
+		cfg.within = append(cfg.within, v)
+	}
+	for _, f := range strings.Split(*averages, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 2 {
+			return nil, cli.Usagef("--average: %q, want whole numbers of grid points, at least 2", f)
+		}
+		cfg.average = append(cfg.average, k)
 	}
 	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
 	if err != nil {
@@ -245,13 +268,29 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 		}
 		sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
 			M: sel.Best.M, RMSE: cli.Num(panel.RMSE(pred, yte)), Seconds: secs})
-		if cr == kpls.CV && cfg.average > 1 {
-			avg, err := averageBest(ctx, sel, opts, xtr, ytr, xte, cfg.average)
-			if err != nil {
-				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv-avg%d: %w", si, cfg.average, err))
+		for _, dd := range cfg.within {
+			k := 0
+			for _, c := range sel.Choices {
+				if c.RMSECV <= (1+dd)*sel.Best.RMSECV {
+					k++
+				}
 			}
-			sp.Methods = append(sp.Methods, evalMethodJSON{Method: fmt.Sprintf("cv-avg%d", cfg.average), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
-				M: sel.Best.M, RMSE: cli.Num(panel.RMSE(avg, yte)), Seconds: time.Since(t0).Seconds()})
+			avgs, err := averageBest(ctx, sel, opts, xtr, ytr, xte, []int{k})
+			if err != nil {
+				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv averages: %w", si, err))
+			}
+			sp.Methods = append(sp.Methods, evalMethodJSON{Method: fmt.Sprintf("cv-in%g", dd), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
+				M: k, RMSE: cli.Num(panel.RMSE(avgs[0], yte)), Seconds: time.Since(t0).Seconds()})
+		}
+		if cr == kpls.CV && len(cfg.average) > 0 {
+			avgs, err := averageBest(ctx, sel, opts, xtr, ytr, xte, cfg.average)
+			if err != nil {
+				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv averages: %w", si, err))
+			}
+			for i, k := range cfg.average {
+				sp.Methods = append(sp.Methods, evalMethodJSON{Method: fmt.Sprintf("cv-avg%d", k), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
+					M: sel.Best.M, RMSE: cli.Num(panel.RMSE(avgs[i], yte)), Seconds: time.Since(t0).Seconds()})
+			}
 		}
 	}
 	fmt.Fprintf(e.Stderr, "%s eval: split %d, oracle\n", e.Prog, si)
@@ -410,15 +449,17 @@ func summarize(splits []evalSplitJSON) []evalSummary {
 	return out
 }
 
-// averageBest is the mean prediction of the k grid points of sel with the
-// lowest RMSECV, each fitted to the training rows at its own chosen m.
-func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xtr *mat.Dense, ytr []float64, xte *mat.Dense, k int) ([]float64, error) {
+// averageBest returns, for each k of ks, the mean prediction of the k grid
+// points of sel with the lowest RMSECV, each fitted once to the training
+// rows at its own chosen m.
+func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xtr *mat.Dense, ytr []float64, xte *mat.Dense, ks []int) ([][]float64, error) {
 	choices := slices.Clone(sel.Choices)
 	slices.SortStableFunc(choices, func(a, b kpls.SelectionRow) int { return cmp.Compare(a.RMSECV, b.RMSECV) })
-	choices = choices[:min(k, len(choices))]
+	choices = choices[:min(slices.Max(ks), len(choices))]
 	r, _ := xte.Dims()
-	avg := make([]float64, r)
-	for _, c := range choices {
+	sum := make([]float64, r)
+	avgs := make([][]float64, len(ks))
+	for j, c := range choices {
 		o := opts
 		o.Kernel, o.Components, o.DoF, o.Criterion = c.Kernel, max(c.M, 1), kpls.DoFNone, ""
 		m, err := kpls.Fit(ctx, xtr, ytr, o)
@@ -430,8 +471,16 @@ func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xt
 			return nil, err
 		}
 		for i, v := range p {
-			avg[i] += v / float64(len(choices))
+			sum[i] += v
+		}
+		for i, k := range ks {
+			if min(k, len(choices)) == j+1 {
+				avgs[i] = make([]float64, r)
+				for q, v := range sum {
+					avgs[i][q] = v / float64(j+1)
+				}
+			}
 		}
 	}
-	return avg, nil
+	return avgs, nil
 }
