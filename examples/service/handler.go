@@ -197,7 +197,8 @@ type targetResponse struct {
 type predictResponse struct {
 	Components  int      `json:"components"`
 	Level       *float64 `json:"level,omitempty"`
-	Predictions any      `json:"predictions"` // []point or []kpls.Band
+	Intervals   bool     `json:"intervals,omitempty"` // se, lower and upper are a new y's
+	Predictions any      `json:"predictions"`         // []point or []kpls.Band
 }
 
 type point struct {
@@ -276,7 +277,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.models == nil {
-		resp, err := predictWith(ctx, s.model, x, comp, req.Level)
+		resp, err := predictWith(ctx, s.model, x, comp, req.Level, req.Intervals)
 		if err != nil {
 			fail(statusOf(err), "%v", err)
 			return
@@ -290,7 +291,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		if req.Components != nil {
 			c = *req.Components
 		}
-		resp, err := predictWith(ctx, m, x, c, req.Level)
+		resp, err := predictWith(ctx, m, x, c, req.Level, req.Intervals)
 		if err != nil {
 			fail(statusOf(err), "target %q: %v", s.targets[i], err)
 			return
@@ -301,9 +302,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 }
 
 // predictWith predicts x with m and comp components: plain predictions,
-// or with bands at level when it is set.
-func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, level *float64) (predictResponse, error) {
-	resp := predictResponse{Components: comp, Level: level}
+// or with bands at level when it is set (prediction intervals with
+// intervals).
+func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, level *float64, intervals bool) (predictResponse, error) {
+	resp := predictResponse{Components: comp, Level: level, Intervals: intervals}
 	var err error
 	if level == nil {
 		var yhat []float64
@@ -314,7 +316,11 @@ func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, lev
 		}
 		resp.Predictions = pts
 	} else {
-		resp.Predictions, err = m.PredictBands(ctx, x, comp, kpls.BandOptions{Level: *level})
+		predict := m.PredictBands
+		if intervals {
+			predict = m.PredictIntervals
+		}
+		resp.Predictions, err = predict(ctx, x, comp, kpls.BandOptions{Level: *level})
 	}
 	return resp, err
 }

@@ -12,16 +12,18 @@ import (
 
 // predictRequest is the body of POST /predict: the points as a matrix
 // ("x", columns in the model's feature order) or as objects keyed by
-// feature name ("rows"); "components" and "level" are optional, and a
-// level asks for confidence bands.
+// feature name ("rows"); "components", "level" and "intervals" are
+// optional: a level asks for confidence bands, and with "intervals": true
+// for prediction intervals at that level instead.
 type predictRequest struct {
 	X          [][]float64
 	Components *int
 	Level      *float64
+	Intervals  bool
 }
 
 // requestFields are the names a request may hold, exactly as spelled.
-var requestFields = []string{"x", "rows", "components", "level"}
+var requestFields = []string{"x", "rows", "components", "level", "intervals"}
 
 // parseRequest decodes a body strictly. encoding/json is lenient where a
 // service must not be: it matches field names case-insensitively (even
@@ -63,12 +65,18 @@ func parseRequest(body []byte, features []string, d int) (*predictRequest, error
 		case "level":
 			req.Level = new(float64)
 			err = strictNumber(f.value, req.Level)
+		case "intervals":
+			if err = json.Unmarshal(f.value, &req.Intervals); err != nil {
+				err = fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", f.name, err)
 		}
 	}
 	switch {
+	case req.Intervals && req.Level == nil:
+		return nil, errors.New(`"intervals": true needs a "level" (e.g. 0.95)`)
 	case req.X != nil && rowsRaw != nil:
 		return nil, errors.New(`give the points as "x" or as "rows", not both`)
 	case rowsRaw != nil:

@@ -62,6 +62,9 @@ func TestStrictJSON(t *testing.T) {
 		{"rows null", `{"rows": [{"x1":1,"x2":null,"x3":3}]}`, 400, `row 1, feature "x2": null`},
 		{"rows duplicate", `{"rows": [{"x1":1,"x2":2,"x3":3,"x1":4}]}`, 400, "appears twice in row 1"},
 		{"rows not objects", `{"rows": [[1,2,3]]}`, 400, "must be a JSON object"},
+		{"intervals without level", `{"x": [[1,2,3]], "intervals": true}`, 400, `needs a "level"`},
+		{"intervals not a bool", `{"x": [[1,2,3]], "level": 0.9, "intervals": "yes"}`, 400, "want true or false"},
+		{"intervals null", `{"x": [[1,2,3]], "level": 0.9, "intervals": null}`, 400, "is null"},
 	} {
 		status, body := post(t, srv.Client(), srv.URL, []byte(tc.body))
 		var e testResponse
@@ -80,6 +83,18 @@ func TestStrictJSON(t *testing.T) {
 	var got testResponse
 	if json.Unmarshal(byName, &got) != nil || got.Predictions[0] != want[0] || got.Predictions[1] != want[1] {
 		t.Errorf("got %s, library %+v", byName, want[0])
+	}
+
+	// Intervals for a new y are the library's PredictIntervals, bit for
+	// bit, and say so.
+	status, body := post(t, srv.Client(), srv.URL, []byte(`{"x": [[-1, 2, 0.5], [0, 0, 0]], "level": 0.9, "intervals": true}`))
+	wantIv, _ := m.PredictIntervals(context.Background(), mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), m.Chosen().M, kpls.BandOptions{Level: 0.9})
+	var iv struct {
+		Intervals   bool
+		Predictions []kpls.Band
+	}
+	if status != 200 || json.Unmarshal(body, &iv) != nil || !iv.Intervals || iv.Predictions[0] != wantIv[0] || iv.Predictions[1] != wantIv[1] || !(iv.Predictions[0].SE > want[0].SE) {
+		t.Errorf("intervals: status %d, %s; library %+v (band %+v)", status, body, wantIv[0], want[0])
 	}
 
 	// A model without names takes only the matrix form.
