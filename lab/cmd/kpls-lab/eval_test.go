@@ -94,3 +94,41 @@ func TestEvalErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalAverages: cv-avgK and cv-inD are reported per split; averaging
+// within a margin of 0 takes the best grid point alone, so it equals the
+// cv method's held-out RMSE (the same model, refitted without DoF), and
+// averaging more points gives another number.
+func TestEvalAverages(t *testing.T) {
+	p := writeFile(t, "s.csv", smallCSV(80))
+	code, out, stderr := labRun(t, "eval", "--data", p, "--splits", "2", "--methods", "cv", "--widths", "0.5,2,8",
+		"--max-components", "8", "--oracle-components", "8", "--average", "3", "--average-within", "0", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc evalJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, sp := range doc.Splits {
+		rmse := map[string]float64{}
+		for _, m := range sp.Methods {
+			rmse[m.Method] = float64(m.RMSE)
+		}
+		cv, in0, avg3 := rmse["cv"], rmse["cv-in0"], rmse["cv-avg3"]
+		if cv == 0 || in0 == 0 || avg3 == 0 {
+			t.Fatalf("split %d: methods %v", sp.Split, rmse)
+		}
+		if math.Abs(in0-cv) > 1e-9*cv {
+			t.Errorf("split %d: cv-in0 %v, cv %v", sp.Split, in0, cv)
+		}
+		if avg3 == cv {
+			t.Errorf("split %d: the mean of 3 points equals the best point's RMSE %v", sp.Split, cv)
+		}
+	}
+	for _, args := range [][]string{{"--average", "1"}, {"--average-within", "-0.1"}} {
+		if code, _, stderr := labRun(t, append([]string{"eval", "--data", p}, args...)...); code != 2 || !strings.Contains(stderr, args[0]) {
+			t.Errorf("%q: exit %d: %s", args, code, stderr)
+		}
+	}
+}
