@@ -18,7 +18,8 @@ type selector struct {
 	n, d           int
 	crit           Criterion
 	folds          int
-	repeats        int // k-fold assignments cross-validation pools (0: not CV)
+	repeats        int     // k-fold assignments cross-validation pools (0: not CV)
+	avgWithin      float64 // SelectOptions.AverageWithin
 	seed           uint64
 	start, maxComp int
 	opts           Options

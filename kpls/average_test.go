@@ -1,0 +1,76 @@
+package kpls
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+)
+
+// TestSelectAverage: Selection.Average holds the best grid point's model
+// and one for every other grid point whose choice scores within the
+// margin, and PredictAverage is the mean of the predictions of plain Fits
+// at those (kernel, width, m), each to all rows, read off the table by
+// hand (1e-10); a margin of 0 keeps the best alone, and the margin needs
+// cross-validation.
+func TestSelectAverage(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(90, 3, 21)
+	z, _ := gaussData(15, 3, 22)
+	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25}
+	sel, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]float64
+	for _, c := range sel.Choices {
+		if c.RMSECV > 1.25*sel.Best.RMSECV {
+			continue
+		}
+		m, err := Fit(ctx, x, y, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Predict(ctx, z, c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p)
+	}
+	if len(want) < 2 || len(sel.Average) != len(want) || sel.Average[0] != sel.Model {
+		t.Fatalf("%d models averaged, %d grid points within the margin (want at least 2, the best first)", len(sel.Average), len(want))
+	}
+	got, err := sel.PredictAverage(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		var mean float64
+		for _, p := range want {
+			mean += p[i] / float64(len(want))
+		}
+		if d := math.Abs(got[i] - mean); d > 1e-10*math.Max(1, math.Abs(mean)) {
+			t.Errorf("row %d: average %v, by hand %v", i, got[i], mean)
+		}
+	}
+	so.AverageWithin = 0
+	one, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Average != nil {
+		t.Errorf("no margin: %d models averaged", len(one.Average))
+	}
+	if _, err := one.PredictAverage(ctx, z); !errors.Is(err, ErrBadOption) {
+		t.Errorf("PredictAverage without an average: %v", err)
+	}
+	for _, bad := range []SelectOptions{
+		{Options: Options{Criterion: GCV}, AverageWithin: 0.05},
+		{AverageWithin: -1},
+		{AverageWithin: math.NaN()},
+	} {
+		if _, err := Select(ctx, x, y, bad); !errors.Is(err, ErrBadOption) {
+			t.Errorf("%+v: %v", bad.AverageWithin, err)
+		}
+	}
+}
