@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestSelectAverage: Selection.Average holds the best grid point's model
+// TestSelectAverage: Selection.Mean holds the best grid point's model
 // and one for every other grid point whose choice scores within the
-// margin, and PredictAverage is the mean of the predictions of plain Fits
+// margin, and its Predict is the mean of the predictions of plain Fits
 // at those (kernel, width, m), each to all rows, read off the table by
 // hand (1e-10); a margin of 0 keeps the best alone, and the margin needs
 // cross-validation.
@@ -37,10 +37,13 @@ func TestSelectAverage(t *testing.T) {
 		}
 		want = append(want, p)
 	}
-	if len(want) < 2 || len(sel.Average) != len(want) || sel.Average[0] != sel.Model {
-		t.Fatalf("%d models averaged, %d grid points within the margin (want at least 2, the best first)", len(sel.Average), len(want))
+	if sel.Mean == nil {
+		t.Fatal("no mean with a margin")
 	}
-	got, err := sel.PredictAverage(ctx, z)
+	if ms := sel.Mean.Members(); len(want) < 2 || len(ms) != len(want) || ms[0] != sel.Model {
+		t.Fatalf("%d models averaged, %d grid points within the margin (want at least 2, the best first)", len(ms), len(want))
+	}
+	got, err := sel.Mean.Predict(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +61,8 @@ func TestSelectAverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if one.Average != nil {
-		t.Errorf("no margin: %d models averaged", len(one.Average))
-	}
-	if _, err := one.PredictAverage(ctx, z); !errors.Is(err, ErrBadOption) {
-		t.Errorf("PredictAverage without an average: %v", err)
+	if one.Mean != nil {
+		t.Errorf("no margin: %d models averaged", len(one.Mean.Members()))
 	}
 	for _, bad := range []SelectOptions{
 		{Options: Options{Criterion: GCV}, AverageWithin: 0.05},

@@ -70,21 +70,92 @@ func (m *Model) TrainingBands(ctx context.Context, comp int, opt BandOptions) ([
 }
 
 func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fill func(dst []float64, r0, rows int)) ([]Band, error) {
-	if err := ctx.Err(); err != nil {
+	zq, err := bandQuantile(ctx, opt)
+	if err != nil {
 		return nil, err
+	}
+	sigma, err := m.bandSigma(comp)
+	if err != nil {
+		return nil, err
+	}
+	chunk := min(p, bandChunk)
+	r, err := m.newBandRun(ctx, comp, chunk)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Band, p)
+	n := m.n
+	for r0 := 0; r0 < p; r0 += chunk {
+		rows := min(chunk, p-r0)
+		fill(r.kx, r0, rows)
+		h, f, err := r.vectors(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < rows; i++ {
+			var h2 float64
+			for _, v := range h[i*n : (i+1)*n] {
+				h2 += v * v
+			}
+			out[r0+i] = band(m.yMean+f[i], h2, n, sigma, zq, opt)
+		}
+	}
+	return out, nil
+}
+
+// band is a prediction with the band of variance σ̂²(h2 + 1/n), or
+// σ̂²·h2 without the intercept's share.
+func band(yhat, h2 float64, n int, sigma, zq float64, opt BandOptions) Band {
+	if !opt.NoIntercept {
+		h2 += 1 / float64(n)
+	}
+	se := sigma * math.Sqrt(h2)
+	return Band{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}
+}
+
+// bandQuantile checks the context and the level of opt and returns the
+// normal quantile of the two-sided band.
+func bandQuantile(ctx context.Context, opt BandOptions) (float64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	level := opt.Level
 	if level == 0 {
 		level = 0.98
 	}
 	if !(level > 0 && level < 1) {
-		return nil, fmt.Errorf("%w: got %g", ErrLevel, level)
+		return 0, fmt.Errorf("%w: got %g", ErrLevel, level)
 	}
+	return distuv.UnitNormal.Quantile(1 - (1-level)/2), nil
+}
+
+// bandSigma returns σ̂ of m with comp components, an error where no DoF
+// gave one.
+func (m *Model) bandSigma(comp int) (float64, error) {
 	st := m.stats[comp]
 	if math.IsNaN(st.Sigma) {
-		return nil, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
+		return 0, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
 	}
-	zq := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	return st.Sigma, nil
+}
+
+// bandRun computes, for blocks of up to chunk points, the gradients
+// H_mᵀk_c(x) of the predictions with respect to the centred response:
+// the vectors whose norms make the bands.
+type bandRun struct {
+	m       *Model
+	comp    int
+	op      kernelop.Operator
+	theta   []float64
+	qt      []float64 // q_m(K)·T_m, nil at m = 0
+	checked bool
+	// kx is filled by the caller with the points' centred kernel rows;
+	// the others are scratch: rows of work [k_c(x) … | y_c] on which the
+	// recurrence gives s_m(K).
+	kx, s, q, kq, b, cg, f []float64
+}
+
+func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, error) {
 	op, err := m.operator(ctx)
 	if err != nil {
 		return nil, err
@@ -93,74 +164,67 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 	if comp > 0 && !ok {
 		return nil, fmt.Errorf("%w: Ritz values for m = %d", ErrUnreliable, comp)
 	}
-	n := m.n
-	alpha := m.alpha[comp*n : (comp+1)*n]
-	bl := m.opts.Backend
-	var qt []float64
+	r := &bandRun{m: m, comp: comp, op: op, theta: theta}
 	if comp > 0 {
-		if qt, err = m.residualScores(ctx, comp, theta, op); err != nil {
+		if r.qt, err = m.residualScores(ctx, comp, theta, op); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]Band, p)
-	chunk := min(p, bandChunk)
-	// Rows of work: [k_c(x) … | y_c]: the recurrence gives s_m(K) on them.
-	kx := make([]float64, chunk*n)
-	s := make([]float64, (chunk+1)*n)
-	q := make([]float64, (chunk+1)*n)
-	kq := make([]float64, (chunk+1)*n)
-	b := make([]float64, chunk*n)
-	cg := make([]float64, chunk*max(comp, 1))
-	checked := false
-	for r0 := 0; r0 < p; r0 += chunk {
-		rows := min(chunk, p-r0)
-		fill(kx, r0, rows)
-		w := rows + 1
-		copy(q, kx[:rows*n])
-		copy(q[rows*n:], m.yc)
-		if comp == 0 {
-			clear(b[:rows*n])
-		} else {
-			// b = q_m(K) T Gᵀ k, for every row at once.
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, comp, n, 1, kx, n, m.g, n, 0, cg, comp)
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, cg, comp, qt, n, 0, b, n)
-		}
-		clear(s[:w*n])
-		if err := ritzRecurrence(ctx, bl, op, theta, q, s, kq, w); err != nil {
-			return nil, err
-		}
-		if !checked {
-			// s_m(K) y_c must reproduce α_m: a direct test of the polynomial evaluation.
-			var num, den float64
-			for j, a := range alpha {
-				e := s[rows*n+j] - a
-				num += e * e
-				den += a * a
-			}
-			if den > 0 && math.Sqrt(num/den) > unreliableTol {
-				return nil, fmt.Errorf("%w: confidence bands for m = %d (the Ritz polynomial reproduces α_m only to %.1g; use fewer components)", ErrUnreliable, comp, math.Sqrt(num/den))
-			}
-			checked = true
-		}
-		for i := 0; i < rows; i++ {
-			si := s[i*n : (i+1)*n]
-			var h2, f float64
-			bi := b[i*n : (i+1)*n]
-			ki := kx[i*n : (i+1)*n]
-			for j := range si {
-				h := si[j] + 2*bi[j]
-				h2 += h * h
-				f += ki[j] * alpha[j]
-			}
-			if !opt.NoIntercept {
-				h2 += 1 / float64(n)
-			}
-			se := st.Sigma * math.Sqrt(h2)
-			yhat := m.yMean + f
-			out[r0+i] = Band{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}
-		}
+	n := m.n
+	r.kx = make([]float64, chunk*n)
+	r.s = make([]float64, (chunk+1)*n)
+	r.q = make([]float64, (chunk+1)*n)
+	r.kq = make([]float64, (chunk+1)*n)
+	r.b = make([]float64, chunk*n)
+	r.cg = make([]float64, chunk*max(comp, 1))
+	r.f = make([]float64, chunk)
+	return r, nil
+}
+
+// vectors returns, for the first rows points in r.kx, the gradients h
+// (rows×n, h_i = H_mᵀk_c(x_i)) and the centred predictions f_i = k_c(x_i)ᵀα_m.
+// The slices are r's scratch, valid until the next call.
+func (r *bandRun) vectors(ctx context.Context, rows int) (h, f []float64, err error) {
+	m, comp, n := r.m, r.comp, r.m.n
+	bl := m.opts.Backend
+	alpha := m.alpha[comp*n : (comp+1)*n]
+	w := rows + 1
+	copy(r.q, r.kx[:rows*n])
+	copy(r.q[rows*n:], m.yc)
+	if comp == 0 {
+		clear(r.b[:rows*n])
+	} else {
+		// b = q_m(K) T Gᵀ k, for every row at once.
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, comp, n, 1, r.kx, n, m.g, n, 0, r.cg, comp)
+		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, r.cg, comp, r.qt, n, 0, r.b, n)
 	}
-	return out, nil
+	clear(r.s[:w*n])
+	if err := ritzRecurrence(ctx, bl, r.op, r.theta, r.q, r.s, r.kq, w); err != nil {
+		return nil, nil, err
+	}
+	if !r.checked {
+		// s_m(K) y_c must reproduce α_m: a direct test of the polynomial evaluation.
+		var num, den float64
+		for j, a := range alpha {
+			e := r.s[rows*n+j] - a
+			num += e * e
+			den += a * a
+		}
+		if den > 0 && math.Sqrt(num/den) > unreliableTol {
+			return nil, nil, fmt.Errorf("%w: confidence bands for m = %d (the Ritz polynomial reproduces α_m only to %.1g; use fewer components)", ErrUnreliable, comp, math.Sqrt(num/den))
+		}
+		r.checked = true
+	}
+	for i := 0; i < rows; i++ {
+		si, bi, ki := r.s[i*n:(i+1)*n], r.b[i*n:(i+1)*n], r.kx[i*n:(i+1)*n]
+		var fi float64
+		for j := range si {
+			si[j] += 2 * bi[j]
+			fi += ki[j] * alpha[j]
+		}
+		r.f[i] = fi
+	}
+	return r.s[:rows*n], r.f[:rows], nil
 }
 
 // ritzRecurrence runs q ← (I − K/θ)q over the Ritz values θ of the m-step

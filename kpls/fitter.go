@@ -341,10 +341,7 @@ func (f *fitter) model(ctx context.Context) (*Model, error) {
 		return nil, err
 	}
 	m.stats = make([]Stats, m.valid+1)
-	dofMax := float64(n - 1)
-	if fd := featureDim(o.Kernel, f.d); fd > 0 {
-		dofMax = math.Min(dofMax, float64(fd+1))
-	}
+	dofMax := m.dofMax()
 	for i := range m.stats {
 		s := &m.stats[i]
 		s.M, s.RSS, s.DoF = i, kr.rss[i], dof[i]

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // PredictIntervals returns predictions for the rows of x with prediction
@@ -25,16 +24,17 @@ func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, op
 	if err != nil {
 		return nil, err
 	}
-	level := opt.Level
-	if level == 0 {
-		level = 0.98
-	}
-	zq := distuv.UnitNormal.Quantile(1 - (1-level)/2)
-	s2 := m.stats[comp].Sigma * m.stats[comp].Sigma
+	zq, _ := bandQuantile(ctx, opt)
+	widenToIntervals(bands, m.stats[comp].Sigma, zq)
+	return bands, nil
+}
+
+// widenToIntervals turns bands into prediction intervals: se_y² = se² + σ̂².
+func widenToIntervals(bands []Band, sigma, zq float64) {
+	s2 := sigma * sigma
 	for i := range bands {
 		b := &bands[i]
 		b.SE = math.Sqrt(b.SE*b.SE + s2)
 		b.Lower, b.Upper = b.Yhat-zq*b.SE, b.Yhat+zq*b.SE
 	}
-	return bands, nil
 }

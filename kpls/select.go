@@ -92,8 +92,7 @@ type SelectOptions struct {
 	// AverageWithin, if positive (cross-validation only), also fits to
 	// all rows every grid point whose choice has an RMSECV at most
 	// (1 + AverageWithin) times the best one's, each at its own chosen
-	// m, and keeps them in Selection.Average, whose mean prediction
-	// Selection.PredictAverage gives. On the panel's small data sets
+	// m, and returns their mean in Selection.Mean. On the panel's small data sets
 	// the mean of the points within 5 % came closer to cross-validated
 	// kernel ridge than the best point alone (docs/scale.md, "Small data
 	// sets"); it costs a fit per point averaged. Zero means no average.
@@ -125,37 +124,12 @@ type Selection struct {
 	// Repeats is how many k-fold assignments cross-validation pooled
 	// (SelectOptions.Repeats); zero for the DoF criteria.
 	Repeats int
-	// Average holds, with SelectOptions.AverageWithin, the model of every
-	// grid point within the margin, Model (the best) first and the others
-	// by RMSECV, each fitted to all rows and recording its own choice of
-	// m (Model.Chosen); nil without it.
-	Average []*Model
-}
-
-// PredictAverage returns the mean of the predictions of the models in
-// s.Average for the rows of x, each with its own chosen m. It is an error
-// without an average (SelectOptions.AverageWithin unset).
-func (s *Selection) PredictAverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
-	if len(s.Average) == 0 {
-		return nil, fmt.Errorf("%w: the selection has no average (SelectOptions.AverageWithin was not set)", ErrBadOption)
-	}
-	var mean []float64
-	for _, m := range s.Average {
-		p, err := m.Predict(ctx, x, m.Chosen().M)
-		if err != nil {
-			return nil, err
-		}
-		if mean == nil {
-			mean = make([]float64, len(p))
-		}
-		for i, v := range p {
-			mean[i] += v
-		}
-	}
-	for i := range mean {
-		mean[i] /= float64(len(s.Average))
-	}
-	return mean, nil
+	// Mean is, with SelectOptions.AverageWithin, the mean of the models
+	// of every grid point within the margin: Model (the best) first and
+	// the others by RMSECV, each fitted to all rows and predicting with
+	// its own choice of m (Model.Chosen). Nil without AverageWithin; with
+	// it, a mean of Model alone when no other point is within the margin.
+	Mean *Mean
 }
 
 // SelectionRow is one cell of the grid.
@@ -670,7 +644,7 @@ func widthRange(grid []gridPoint, g gridPoint) (lo, hi float64) {
 	return lo, hi
 }
 
-// average fills sel.Average for target t: its model at the best grid
+// average fills sel.Mean for target t: its model at the best grid
 // point, then one fitted to all rows at each other grid point whose
 // choice scores within the margin, in order of RMSECV.
 func (s *selector) average(t, bestPoint int, sel *Selection) error {
@@ -690,13 +664,15 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 		}
 	}
 	slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(a.score, b.score) })
-	sel.Average = []*Model{sel.Model}
+	members := []*Model{sel.Model}
 	for _, c := range cs {
 		m, _, err := s.final(t, s.points[c.p], c.m, c.m, nil, nil)
 		if err != nil {
 			return err
 		}
-		sel.Average = append(sel.Average, m)
+		members = append(members, m)
 	}
-	return nil
+	var err error
+	sel.Mean, err = NewMean(members...)
+	return err
 }

@@ -1,0 +1,226 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Mean is the mean of the predictions of several models fitted to the
+// same training rows and response, each with its own chosen number of
+// components (Model.Chosen): what Select returns with
+// SelectOptions.AverageWithin, the best grid point's model first.
+//
+// The mean is a linear smoother like each of its models, so its degrees
+// of freedom are the mean of theirs (the trace of a mean of hat
+// matrices), its residuals those of the mean fit, and its confidence
+// bands those of the mean's gradient with respect to y (docs/design.md
+// §4). A Mean is immutable and safe for concurrent use.
+type Mean struct {
+	members []*Model
+	stats   Stats
+}
+
+// NewMean returns the mean of the models, each predicting with its chosen
+// m. They must have been fitted to the same training rows: the same n and
+// d, the same response bit for bit and the same feature and target names.
+// One model gives a mean that predicts as that model does.
+func NewMean(models ...*Model) (*Mean, error) {
+	if len(models) == 0 {
+		return nil, fmt.Errorf("%w: a mean of no models", ErrShape)
+	}
+	first := models[0]
+	for i, m := range models {
+		if m == nil {
+			return nil, fmt.Errorf("%w: model %d is nil", ErrShape, i+1)
+		}
+		if err := sameTraining(first, m); err != nil {
+			return nil, fmt.Errorf("%w: model %d: %v", ErrShape, i+1, err)
+		}
+	}
+	a := &Mean{members: slices.Clone(models)}
+	a.stats = a.meanStats()
+	return a, nil
+}
+
+// sameTraining says how m's training data differ from first's, nil if
+// they do not as far as a mean needs.
+func sameTraining(first, m *Model) error {
+	fo, mo := first.opts, m.opts
+	switch {
+	case m.n != first.n || m.d != first.d:
+		return fmt.Errorf("fitted to %d×%d inputs, the first model to %d×%d", m.n, m.d, first.n, first.d)
+	case !sameBits(m.yc, first.yc) || math.Float64bits(m.yMean) != math.Float64bits(first.yMean):
+		return fmt.Errorf("fitted to another response than the first model")
+	case !slices.Equal(mo.FeatureNames, fo.FeatureNames):
+		return fmt.Errorf("its features %q differ from the first model's %q", mo.FeatureNames, fo.FeatureNames)
+	case mo.TargetName != fo.TargetName:
+		return fmt.Errorf("its target %q differs from the first model's %q", mo.TargetName, fo.TargetName)
+	}
+	return nil
+}
+
+// meanStats returns the statistics of the mean fit: its RSS on the
+// training rows, the mean of the members' DoF, σ̂ and the criteria from
+// them. Each member's fitted values are Σ_{i<m} t_i t_iᵀy_c, its scores
+// being orthonormal.
+func (a *Mean) meanStats() Stats {
+	first := a.members[0]
+	n := first.n
+	fitted := make([]float64, n)
+	var dof, dofSE2, dofMax float64
+	for _, m := range a.members {
+		comp := m.Chosen().M
+		for i := 0; i < comp; i++ {
+			t := m.t[i*n : (i+1)*n]
+			var q float64
+			for j, v := range t {
+				q += v * m.yc[j]
+			}
+			for j, v := range t {
+				fitted[j] += q * v
+			}
+		}
+		st := m.stats[comp]
+		dof += st.DoF
+		dofSE2 += st.DoFSE * st.DoFSE
+		dofMax = math.Max(dofMax, m.dofMax())
+	}
+	k := float64(len(a.members))
+	s := Stats{M: -1, DoF: dof / k, DoFSE: math.Sqrt(dofSE2) / k}
+	for j, f := range fitted {
+		f /= k
+		e := first.yc[j] - f
+		s.RSS += e * e
+		f += first.yMean
+		s.YhatSq += f * f
+	}
+	fillCriteria(&s, n, dofMax)
+	return s
+}
+
+// dofMax is the largest DoF the model's kernel allows: n − 1, and at
+// most d + 1 for the linear kernel.
+func (m *Model) dofMax() float64 {
+	dm := float64(m.n - 1)
+	if fd := featureDim(m.opts.Kernel, m.d); fd > 0 {
+		dm = math.Min(dm, float64(fd+1))
+	}
+	return dm
+}
+
+// Members returns the models averaged, the first being the best grid
+// point's when the mean comes from Select.
+func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
+
+// Stats returns the statistics of the mean fit on its training rows: its
+// RSS, DoF (the mean of the members' DoF at their chosen m; NaN if one
+// is unknown, its DoFSE from the members' assumed independent), σ̂ and
+// the criteria computed from them. M is −1: each member has its own m.
+func (a *Mean) Stats() Stats { return a.stats }
+
+// Predict returns the mean of the members' predictions for the rows of
+// x, each with its chosen number of components.
+func (a *Mean) Predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
+	var mean []float64
+	for _, m := range a.members {
+		p, err := m.Predict(ctx, x, m.Chosen().M)
+		if err != nil {
+			return nil, err
+		}
+		if mean == nil {
+			mean = p
+			continue
+		}
+		for i, v := range p {
+			mean[i] += v
+		}
+	}
+	k := float64(len(a.members))
+	for i := range mean {
+		mean[i] /= k
+	}
+	return mean, nil
+}
+
+// PredictBands returns the mean's predictions for the rows of x with
+// first-order confidence intervals ŷ ± z·se(x),
+//
+//	se(x)² = σ̂²(‖(1/K) Σ_k H_kᵀk_{c,k}(x)‖² + 1/n),
+//
+// the gradient of the mean prediction with respect to y (H_k = ∂α_k/∂y
+// of member k at its m, k_{c,k} its centred kernel vector) and σ̂ of the
+// mean fit (Stats). It costs what the members' bands cost together.
+func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
+	zq, err := bandQuantile(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	sigma := a.stats.Sigma
+	if math.IsNaN(sigma) {
+		return nil, fmt.Errorf("%w: σ̂ of the mean needs every member's DoF, and one could not be computed", ErrUnreliable)
+	}
+	first := a.members[0]
+	n := first.n
+	zs := make([][]float64, len(a.members))
+	p := 0
+	for k, m := range a.members {
+		if zs[k], p, err = m.inputs(x); err != nil {
+			return nil, err
+		}
+	}
+	chunk := min(p, bandChunk)
+	runs := make([]*bandRun, len(a.members))
+	for k, m := range a.members {
+		if runs[k], err = m.newBandRun(ctx, m.Chosen().M, chunk); err != nil {
+			return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
+		}
+	}
+	out := make([]Band, p)
+	kf := float64(len(a.members))
+	grad := make([]float64, chunk*n)
+	yhat := make([]float64, chunk)
+	for r0 := 0; r0 < p; r0 += chunk {
+		rows := min(chunk, p-r0)
+		clear(grad[:rows*n])
+		clear(yhat[:rows])
+		for k, m := range a.members {
+			r := runs[k]
+			m.centredCross(r.kx, zs[k][r0*m.d:(r0+rows)*m.d], rows)
+			h, f, err := r.vectors(ctx, rows)
+			if err != nil {
+				return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
+			}
+			for j, v := range h {
+				grad[j] += v / kf
+			}
+			for i, v := range f {
+				yhat[i] += (m.yMean + v) / kf
+			}
+		}
+		for i := 0; i < rows; i++ {
+			var h2 float64
+			for _, v := range grad[i*n : (i+1)*n] {
+				h2 += v * v
+			}
+			out[r0+i] = band(yhat[i], h2, n, sigma, zq, opt)
+		}
+	}
+	return out, nil
+}
+
+// PredictIntervals returns the mean's predictions for the rows of x with
+// prediction intervals for a new observation: the band's variance plus
+// σ̂² of the mean fit, as Model.PredictIntervals.
+func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
+	bands, err := a.PredictBands(ctx, x, opt)
+	if err != nil {
+		return nil, err
+	}
+	zq, _ := bandQuantile(ctx, opt)
+	widenToIntervals(bands, a.stats.Sigma, zq)
+	return bands, nil
+}

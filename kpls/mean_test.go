@@ -1,0 +1,201 @@
+package kpls
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// meanMember is one model of a mean in the tests: its options and m.
+type meanMember struct {
+	o    Options
+	comp int
+}
+
+var meanMembers = []meanMember{
+	{Options{Kernel: RBF{Width: 0.5}}, 3},
+	{Options{Kernel: RBF{Width: 2}}, 4},
+	{Options{Kernel: Linear{}}, 2},
+}
+
+// fitMembers fits each member to (x, y) with its m as the model's choice.
+func fitMembers(t *testing.T, x *mat.Dense, y []float64, members []meanMember) []*Model {
+	t.Helper()
+	ms := make([]*Model, len(members))
+	for i, mm := range members {
+		o := mm.o
+		o.Components, o.DoF = mm.comp, DoFExact
+		m, err := Fit(context.Background(), x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ValidComponents() < mm.comp {
+			t.Fatalf("member %d: %d valid components, want %d", i, m.ValidComponents(), mm.comp)
+		}
+		m.chosen = &Choice{Criterion: CV, M: mm.comp}
+		ms[i] = m
+	}
+	return ms
+}
+
+// refitMean predicts z with the mean of the members refitted to (x, y).
+func refitMean(t *testing.T, x *mat.Dense, y []float64, z mat.Matrix) []float64 {
+	t.Helper()
+	var mean []float64
+	for _, mm := range meanMembers {
+		p := refitPredict(t, x, y, mm.o, mm.comp, z)
+		if mean == nil {
+			mean = make([]float64, len(p))
+		}
+		for i, v := range p {
+			mean[i] += v / float64(len(meanMembers))
+		}
+	}
+	return mean
+}
+
+// TestMeanFiniteDifferences checks a mean of three models (two widths of
+// rbf, linear) against refits: its DoF against the trace of ∂ŷ/∂y at the
+// training rows by central differences, its RSS against the residuals of
+// predictions at the training inputs, σ̂² = RSS/(n − DoF) from those, and
+// se(x)/σ̂ of its bands against the norm of the gradient of its prediction
+// at new points (with and without the intercept's 1/n); the intervals'
+// variance is the band's plus that σ̂².
+func TestMeanFiniteDifferences(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(40, 3, 31)
+	n, d := x.Dims()
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := mat.NewDense(4, d, nil)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < d; j++ {
+			z.Set(i, j, x.At(rng.IntN(n), j)+0.3*rng.NormFloat64())
+		}
+	}
+	mean, err := NewMean(fitMembers(t, x, y, meanMembers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fdStep(y)
+	var trace float64
+	grad2 := make([]float64, z.RawMatrix().Rows)
+	grad2NoInt := make([]float64, len(grad2))
+	yp := append([]float64(nil), y...)
+	for j := 0; j < n; j++ {
+		yp[j] = y[j] + h
+		fp := refitMean(t, x, yp, x)
+		zp := refitMean(t, x, yp, z)
+		yp[j] = y[j] - h
+		fm := refitMean(t, x, yp, x)
+		zm := refitMean(t, x, yp, z)
+		yp[j] = y[j]
+		trace += (fp[j] - fm[j]) / (2 * h)
+		for i := range zp {
+			g := (zp[i] - zm[i]) / (2 * h)
+			grad2[i] += g * g
+			grad2NoInt[i] += (g - 1/float64(n)) * (g - 1/float64(n))
+		}
+	}
+	fitted := refitMean(t, x, y, x)
+	var rss float64
+	for j, f := range fitted {
+		rss += (y[j] - f) * (y[j] - f)
+	}
+	st := mean.Stats()
+	if e := relErr(st.DoF, trace); !(e <= 1e-6) {
+		t.Errorf("DoF %.10g, trace of the finite-difference hat matrix %.10g", st.DoF, trace)
+	}
+	if e := relErr(st.RSS, rss); !(e <= 1e-10) {
+		t.Errorf("RSS %.12g, from predictions at the training rows %.12g", st.RSS, rss)
+	}
+	sigma := math.Sqrt(rss / (float64(n) - trace))
+	if e := relErr(st.Sigma, sigma); !(e <= 1e-6) {
+		t.Errorf("σ̂ %.10g, from the finite differences %.10g", st.Sigma, sigma)
+	}
+	for _, noInt := range []bool{false, true} {
+		opt := BandOptions{Level: 0.95, NoIntercept: noInt}
+		b, err := mean.PredictBands(ctx, z, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iv, err := mean.PredictIntervals(ctx, z, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, bi := range b {
+			want := math.Sqrt(grad2[i])
+			if noInt {
+				want = math.Sqrt(grad2NoInt[i])
+			}
+			if e := relErr(bi.SE/st.Sigma, want); !(e <= 1e-5) {
+				t.Errorf("point %d (no intercept %v): se/σ̂ = %.10g, finite differences %.10g", i, noInt, bi.SE/st.Sigma, want)
+			}
+			if e := relErr(iv[i].SE*iv[i].SE, sigma*sigma*(want*want+1)); !(e <= 1e-5) {
+				t.Errorf("point %d: interval se² %.10g, σ̂²(‖gradient‖² + 1) = %.10g", i, iv[i].SE*iv[i].SE, sigma*sigma*(want*want+1))
+			}
+			if zq := (iv[i].Upper - iv[i].Yhat) / iv[i].SE; !(math.Abs(zq-1.959963984540054) <= 1e-9) {
+				t.Errorf("95%% interval uses z = %.12g", zq)
+			}
+		}
+		plain, err := mean.Predict(ctx, z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct := refitMean(t, x, y, z)
+		for i := range plain {
+			if e := math.Abs(plain[i] - direct[i]); e > 1e-10 || math.Abs(b[i].Yhat-direct[i]) > 1e-10 {
+				t.Errorf("point %d: Predict %v, bands' ŷ %v, mean of fits %v", i, plain[i], b[i].Yhat, direct[i])
+			}
+		}
+	}
+}
+
+// TestMeanOfOne: a mean of one model predicts, bands and scores as the
+// model at its chosen m.
+func TestMeanOfOne(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(40, 3, 32)
+	z, _ := gaussData(7, 3, 33)
+	m := fitMembers(t, x, y, meanMembers[:1])[0]
+	mean, err := NewMean(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := m.Chosen().M
+	want, err := m.PredictBands(ctx, z, comp, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := mean.PredictBands(ctx, z, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if relErr(got[i].Yhat, want[i].Yhat) > 1e-12 || relErr(got[i].SE, want[i].SE) > 1e-12 {
+			t.Errorf("point %d: mean %+v, model %+v", i, got[i], want[i])
+		}
+	}
+	if s, w := mean.Stats(), m.Stats()[comp]; relErr(s.RSS, w.RSS) > 1e-10 || s.DoF != w.DoF || relErr(s.Sigma, w.Sigma) > 1e-10 {
+		t.Errorf("stats: mean %+v, model %+v", s, w)
+	}
+}
+
+// TestNewMeanRefuses models of other training data.
+func TestNewMeanRefuses(t *testing.T) {
+	x, y := gaussData(40, 3, 34)
+	a := fitMembers(t, x, y, meanMembers[:1])[0]
+	y2 := append([]float64(nil), y...)
+	y2[3] += 1
+	b := fitMembers(t, x, y2, meanMembers[:1])[0]
+	x3, y3 := gaussData(41, 3, 34)
+	c := fitMembers(t, x3, y3, meanMembers[:1])[0]
+	for name, ms := range map[string][]*Model{"none": nil, "nil": {a, nil}, "other response": {a, b}, "other rows": {a, c}} {
+		if _, err := NewMean(ms...); !errors.Is(err, ErrShape) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
