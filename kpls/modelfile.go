@@ -12,12 +12,18 @@ import (
 // FormatName and FormatVersion identify model files. Version 4 is the
 // binary layout of docs/design.md §9: a JSON header, then the arrays as
 // little-endian float64, checksummed with CRC-32C; it holds one model or
-// several (one per target). Versions 1 to 3 were JSON documents holding one
-// model; they are still read. A file of a newer version is refused rather
-// than misread.
+// several (one per target). Version 5 is the same layout whose header
+// also groups the models into means (SaveMeans); it is written only for a
+// mean of several models, so that every other file stays readable by the
+// programs that read version 4, and those refuse a mean rather than read
+// one of its models as the whole. Versions 1 to 3 were JSON documents
+// holding one model; they are still read. A file of a newer version is
+// refused rather than misread. FormatVersion is the newest version read.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 4
+	FormatVersion = 5
+	// modelsVersion is the version of a file of plain models.
+	modelsVersion = 4
 )
 
 // fileMeta is what a model file says about one model besides its arrays:
@@ -157,7 +163,7 @@ func (m *Model) Save(w io.Writer) error {
 
 // MarshalBinary encodes the model as Save writes it.
 func (m *Model) MarshalBinary() ([]byte, error) {
-	f, err := newFileWriter(nil, []*Model{m})
+	f, err := newFileWriter(nil, []*Model{m}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +181,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // earlier one is stored once). names is nil (no names) or has one name per
 // model; the names that are not empty must differ.
 func SaveModels(w io.Writer, names []string, models []*Model) error {
-	f, err := newFileWriter(names, models)
+	f, err := newFileWriter(names, models, nil)
 	if err != nil {
 		return err
 	}
@@ -189,7 +195,7 @@ func SaveModels(w io.Writer, names []string, models []*Model) error {
 // LoadModels).
 func Load(r io.Reader) (*Model, error) {
 	m := new(Model)
-	if _, _, err := load(r, m); err != nil {
+	if _, err := load(r, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -198,42 +204,70 @@ func Load(r io.Reader) (*Model, error) {
 // LoadModels reads a model file of any format version: the models it
 // holds and their names (empty where the file gives none). Files of
 // format versions 1–3 hold one unnamed model. Models read from one file
-// share the arrays the file stores once.
+// share the arrays the file stores once. A file holding a mean of
+// several models (SaveMeans) is refused with ErrModelFile: read it with
+// LoadMeans.
 func LoadModels(r io.Reader) (names []string, models []*Model, err error) {
-	return load(r, nil)
+	f, err := load(r, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.plain(); err != nil {
+		return nil, nil, err
+	}
+	return f.names, f.models, nil
 }
 
 // UnmarshalBinary decodes a model file holding one model into m, which
 // must be new.
 func (m *Model) UnmarshalBinary(b []byte) error {
-	_, _, err := load(bytes.NewReader(b), m)
+	_, err := load(bytes.NewReader(b), m)
 	return err
+}
+
+// loaded is the content of a model file: its models and their names,
+// and, in a file of means (version 5), how many consecutive models each
+// mean holds (nil in other files).
+type loaded struct {
+	names  []string
+	models []*Model
+	means  []int
+}
+
+// plain returns an error if f holds a mean of several models.
+func (f *loaded) plain() error {
+	for i, k := range f.means {
+		if k > 1 {
+			return meanRefused(f.means, i)
+		}
+	}
+	return nil
 }
 
 // load reads a file of either encoding. With one not nil, the file must
 // hold one model, which becomes *one; a file of several is refused before
 // its arrays are read.
-func load(r io.Reader, one *Model) ([]string, []*Model, error) {
+func load(r io.Reader, one *Model) (*loaded, error) {
 	head := make([]byte, len(binaryMagic))
 	k, err := io.ReadFull(r, head)
 	switch {
 	case err == nil && string(head) == binaryMagic:
 		return loadBinary(r, one)
 	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, nil, fmt.Errorf("%w: %v", ErrModelFile, err)
+		return nil, fmt.Errorf("%w: %v", ErrModelFile, err)
 	}
 	b, err := io.ReadAll(io.MultiReader(bytes.NewReader(head[:k]), r))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrModelFile, err)
+		return nil, fmt.Errorf("%w: %v", ErrModelFile, err)
 	}
 	m := one
 	if m == nil {
 		m = new(Model)
 	}
 	if err := loadJSON(b, m); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return []string{""}, []*Model{m}, nil
+	return &loaded{names: []string{""}, models: []*Model{m}}, nil
 }
 
 // severalModels is the error for a file of several models read as one.

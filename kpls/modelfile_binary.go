@@ -44,13 +44,17 @@ const (
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// fileHeader is the header of a version 4 file.
+// fileHeader is the header of a version 4 or 5 file.
 type fileHeader struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	// ArrayBytes is the length B of the array section.
 	ArrayBytes int64       `json:"array_bytes"`
 	Entries    []fileEntry `json:"entries"`
+	// Means (version 5 only) groups the entries into means: the first
+	// Means[0] entries are one mean, the next Means[1] the next, and so
+	// on; the entries of a mean share its name.
+	Means []int `json:"means,omitempty"`
 }
 
 // fileEntry is one model in a version 4 header.
@@ -84,29 +88,33 @@ func (t *arrayTable) list() [len(arrayNames)]*arrayRef {
 	return [...]*arrayRef{&t.X, &t.YC, &t.ColMean, &t.Alpha, &t.T, &t.G, &t.L}
 }
 
-// fileWriter is a version 4 file ready to be written: its header and the
-// arrays of the array section, in order.
+// fileWriter is a version 4 or 5 file ready to be written: its header
+// and the arrays of the array section, in order.
 type fileWriter struct {
+	version int
 	header  []byte
 	regions [][]float64
 	arrays  int64 // bytes of the array section
 }
 
-// newFileWriter lays out the file of models under names.
-func newFileWriter(names []string, models []*Model) (*fileWriter, error) {
+// newFileWriter lays out the file of models under names; means, if not
+// nil, groups them into means (a version 5 file) and may repeat a name
+// within a mean.
+func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, error) {
 	switch {
 	case len(models) == 0:
 		return nil, fmt.Errorf("%w: no models to save", ErrShape)
 	case names != nil && len(names) != len(models):
 		return nil, fmt.Errorf("%w: %d names for %d models", ErrShape, len(names), len(models))
 	}
-	for i, name := range names {
-		if name != "" && slices.Contains(names[:i], name) {
-			return nil, fmt.Errorf("%w: the name %q is given to two models", ErrShape, name)
-		}
+	if err := checkNames(names, means, len(models)); err != nil {
+		return nil, err
 	}
-	f := &fileWriter{}
-	h := fileHeader{Format: FormatName, Version: FormatVersion, Entries: make([]fileEntry, len(models))}
+	f := &fileWriter{version: modelsVersion}
+	if means != nil {
+		f.version = FormatVersion
+	}
+	h := fileHeader{Format: FormatName, Version: f.version, Entries: make([]fileEntry, len(models)), Means: means}
 	for i, m := range models {
 		if m == nil {
 			return nil, fmt.Errorf("%w: model %d is nil", ErrShape, i+1)
@@ -185,7 +193,7 @@ func (f *fileWriter) write(w io.Writer) error {
 	start := arrayStart(int64(len(f.header)))
 	head := make([]byte, start)
 	copy(head, binaryMagic)
-	binary.LittleEndian.PutUint32(head[8:], FormatVersion)
+	binary.LittleEndian.PutUint32(head[8:], uint32(f.version))
 	binary.LittleEndian.PutUint32(head[12:], uint32(len(f.header)))
 	copy(head[prefixSize:], f.header)
 	if _, err := out.Write(head); err != nil {
@@ -265,7 +273,7 @@ func (br *binaryReader) header() (*fileHeader, error) {
 	switch {
 	case version > FormatVersion:
 		return nil, fmt.Errorf("%w: format version %d is newer than this program reads (%d); upgrade kpls", ErrModelFile, version, FormatVersion)
-	case version < FormatVersion:
+	case version < modelsVersion:
 		return nil, fmt.Errorf("%w: bad format version %d for a binary file", ErrModelFile, version)
 	case hlen > maxHeader:
 		return nil, fmt.Errorf("%w: a header of %d bytes, more than %d", ErrModelFile, hlen, maxHeader)
@@ -308,6 +316,19 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: the file holds no model", ErrModelFile)
 	case h.ArrayBytes < 0 || h.ArrayBytes%8 != 0 || h.ArrayBytes > math.MaxInt64/2:
 		return nil, fmt.Errorf("%w: bad array section length %d", ErrModelFile, h.ArrayBytes)
+	case h.Version == modelsVersion && h.Means != nil:
+		return nil, fmt.Errorf("%w: a version %d header with means", ErrModelFile, h.Version)
+	case h.Version > modelsVersion && h.Means == nil:
+		return nil, fmt.Errorf("%w: a version %d header without means", ErrModelFile, h.Version)
+	}
+	if h.Means != nil {
+		names := make([]string, len(h.Entries))
+		for i, e := range h.Entries {
+			names[i] = e.Name
+		}
+		if err := checkNames(names, h.Means, len(h.Entries)); err != nil {
+			return nil, fmt.Errorf("%w: header: %v", ErrModelFile, err)
+		}
 	}
 	if br.known {
 		pad := arrayStart(hlen) - prefixSize - hlen
@@ -413,39 +434,42 @@ func (br *binaryReader) floats(n int64) ([]float64, error) {
 	return out, nil
 }
 
-// loadBinary reads a version 4 file after its magic. With one not nil,
-// the file must hold one model, which becomes *one.
-func loadBinary(r io.Reader, one *Model) ([]string, []*Model, error) {
+// loadBinary reads a version 4 or 5 file after its magic. With one not
+// nil, the file must hold one model, which becomes *one.
+func loadBinary(r io.Reader, one *Model) (*loaded, error) {
 	br := &binaryReader{r: r, crc: crc32.New(crcTable)}
 	h, err := br.header()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	names := make([]string, len(h.Entries))
 	for i, e := range h.Entries {
 		names[i] = e.Name
 	}
 	if one != nil && len(h.Entries) > 1 {
-		return nil, nil, severalModels(names)
+		if len(h.Means) == 1 {
+			return nil, meanRefused(h.Means, 0)
+		}
+		return nil, severalModels(names)
 	}
 	ps := make([]payload, len(h.Entries))
 	rs, err := h.regions(ps)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	br.buf = make([]byte, max(8, min(ioChunk, h.ArrayBytes)))
 	if pad := arrayStart(br.hlen) - prefixSize - br.hlen; pad > 0 {
 		if err := br.read(br.buf[:pad]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if slices.ContainsFunc(br.buf[:pad], func(b byte) bool { return b != 0 }) {
-			return nil, nil, fmt.Errorf("%w: the padding after the header is not zero", ErrModelFile)
+			return nil, fmt.Errorf("%w: the padding after the header is not zero", ErrModelFile)
 		}
 	}
 	for _, rg := range rs {
 		a, err := br.floats(rg.ref.Length)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, d := range rg.dsts {
 			*d = a
@@ -454,10 +478,10 @@ func loadBinary(r io.Reader, one *Model) ([]string, []*Model, error) {
 	sum := br.crc.Sum32()
 	var tail [4]byte
 	if err := br.read(tail[:]); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch: the file was edited or damaged", ErrModelFile)
+		return nil, fmt.Errorf("%w: checksum mismatch: the file was edited or damaged", ErrModelFile)
 	}
 	models := make([]*Model, len(ps))
 	for i := range ps {
@@ -468,11 +492,11 @@ func loadBinary(r io.Reader, one *Model) ([]string, []*Model, error) {
 		}
 		if err := ps[i].into(m, h.Version); err != nil {
 			if len(ps) > 1 {
-				return nil, nil, fmt.Errorf("model %d: %w", i+1, err)
+				return nil, fmt.Errorf("model %d: %w", i+1, err)
 			}
-			return nil, nil, err
+			return nil, err
 		}
 		models[i] = m
 	}
-	return names, models, nil
+	return &loaded{names: names, models: models, means: h.Means}, nil
 }

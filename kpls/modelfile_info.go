@@ -19,10 +19,14 @@ type FileInfo struct {
 	// ArrayBytes is what they take as float64).
 	Bytes, ArrayBytes int64
 	// Checksum names the file's checksum: "crc32c" over the whole file
-	// (version 4; Inspect does not read the arrays, so Load verifies it)
-	// or "sha256" over the model (versions 1–3; verified).
+	// (versions 4 and 5; Inspect does not read the arrays, so Load
+	// verifies it) or "sha256" over the model (versions 1–3; verified).
 	Checksum string
 	Models   []ModelInfo
+	// Means groups Models into means (a file of version 5, SaveMeans):
+	// the first Means[0] models are one mean, and so on; nil in files of
+	// plain models.
+	Means []int
 }
 
 // ModelInfo describes one model of a file.
@@ -101,7 +105,7 @@ func inspectBinary(r io.Reader) (*FileInfo, error) {
 		return nil, err
 	}
 	start := arrayStart(br.hlen)
-	info := &FileInfo{Format: h.Format, Version: h.Version, Bytes: start + h.ArrayBytes + 4, ArrayBytes: h.ArrayBytes, Checksum: "crc32c"}
+	info := &FileInfo{Format: h.Format, Version: h.Version, Bytes: start + h.ArrayBytes + 4, ArrayBytes: h.ArrayBytes, Checksum: "crc32c", Means: h.Means}
 	seen := map[int64]bool{}
 	for i := range h.Entries {
 		e := &h.Entries[i]
