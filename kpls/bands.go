@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -143,12 +144,14 @@ func (m *Model) bandSigma(comp int) (float64, error) {
 // H_mᵀk_c(x) of the predictions with respect to the centred response:
 // the vectors whose norms make the bands.
 type bandRun struct {
-	m       *Model
-	comp    int
-	op      kernelop.Operator
-	theta   []float64
-	qt      []float64 // q_m(K)·T_m, nil at m = 0
-	checked bool
+	m     *Model
+	comp  int
+	op    kernelop.Operator
+	theta []float64
+	qt    []float64 // q_m(K)·T_m, nil at m = 0
+	// jac is ∂α_m/∂y_c on the exact path (alphaJacobian), nil on the
+	// Ritz path.
+	jac []float64
 	// kx is filled by the caller with the points' centred kernel rows;
 	// the others are scratch: rows of work [k_c(x) … | y_c] on which the
 	// recurrence gives s_m(K).
@@ -165,32 +168,63 @@ func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, erro
 		return nil, fmt.Errorf("%w: Ritz values for m = %d", ErrUnreliable, comp)
 	}
 	r := &bandRun{m: m, comp: comp, op: op, theta: theta}
+	n := m.n
+	r.kx = make([]float64, chunk*n)
+	r.s = make([]float64, (chunk+1)*n)
+	r.f = make([]float64, chunk)
+	if comp > 0 && !m.ritzReproduces(ctx, op, theta, comp) {
+		// The polynomial form has lost its digits (typically past 12 or
+		// so components on real data): differentiate the fit instead.
+		if r.jac, err = m.alphaJacobian(ctx, comp); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	if comp > 0 {
 		if r.qt, err = m.residualScores(ctx, comp, theta, op); err != nil {
 			return nil, err
 		}
 	}
-	n := m.n
-	r.kx = make([]float64, chunk*n)
-	r.s = make([]float64, (chunk+1)*n)
 	r.q = make([]float64, (chunk+1)*n)
 	r.kq = make([]float64, (chunk+1)*n)
 	r.b = make([]float64, chunk*n)
 	r.cg = make([]float64, chunk*max(comp, 1))
-	r.f = make([]float64, chunk)
 	return r, nil
+}
+
+// ritzReproduces tells whether s_m(K) y_c, evaluated from the Ritz
+// values, reproduces α_m to unreliableTol: a direct test of the
+// polynomial evaluation the bands' Ritz path makes. It costs comp
+// products with one vector.
+func (m *Model) ritzReproduces(ctx context.Context, op kernelop.Operator, theta []float64, comp int) bool {
+	n := m.n
+	alpha := m.alpha[comp*n : (comp+1)*n]
+	q := slices.Clone(m.yc)
+	s := make([]float64, n)
+	if err := ritzRecurrence(ctx, m.opts.Backend, op, theta, q, s, make([]float64, n), 1); err != nil {
+		return false
+	}
+	var num, den float64
+	for j, a := range alpha {
+		e := s[j] - a
+		num += e * e
+		den += a * a
+	}
+	return !(den > 0 && math.Sqrt(num/den) > unreliableTol) && !math.IsNaN(num)
 }
 
 // vectors returns, for the first rows points in r.kx, the gradients h
 // (rows×n, h_i = H_mᵀk_c(x_i)) and the centred predictions f_i = k_c(x_i)ᵀα_m.
 // The slices are r's scratch, valid until the next call.
 func (r *bandRun) vectors(ctx context.Context, rows int) (h, f []float64, err error) {
+	if r.jac != nil {
+		h, f = r.exactVectors(rows)
+		return h, f, nil
+	}
 	m, comp, n := r.m, r.comp, r.m.n
 	bl := m.opts.Backend
 	alpha := m.alpha[comp*n : (comp+1)*n]
-	w := rows + 1
 	copy(r.q, r.kx[:rows*n])
-	copy(r.q[rows*n:], m.yc)
 	if comp == 0 {
 		clear(r.b[:rows*n])
 	} else {
@@ -198,22 +232,9 @@ func (r *bandRun) vectors(ctx context.Context, rows int) (h, f []float64, err er
 		bl.Dgemm(gblas.NoTrans, gblas.Trans, rows, comp, n, 1, r.kx, n, m.g, n, 0, r.cg, comp)
 		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, rows, n, comp, 1, r.cg, comp, r.qt, n, 0, r.b, n)
 	}
-	clear(r.s[:w*n])
-	if err := ritzRecurrence(ctx, bl, r.op, r.theta, r.q, r.s, r.kq, w); err != nil {
+	clear(r.s[:rows*n])
+	if err := ritzRecurrence(ctx, bl, r.op, r.theta, r.q, r.s, r.kq, rows); err != nil {
 		return nil, nil, err
-	}
-	if !r.checked {
-		// s_m(K) y_c must reproduce α_m: a direct test of the polynomial evaluation.
-		var num, den float64
-		for j, a := range alpha {
-			e := r.s[rows*n+j] - a
-			num += e * e
-			den += a * a
-		}
-		if den > 0 && math.Sqrt(num/den) > unreliableTol {
-			return nil, nil, fmt.Errorf("%w: confidence bands for m = %d (the Ritz polynomial reproduces α_m only to %.1g; use fewer components)", ErrUnreliable, comp, math.Sqrt(num/den))
-		}
-		r.checked = true
 	}
 	for i := 0; i < rows; i++ {
 		si, bi, ki := r.s[i*n:(i+1)*n], r.b[i*n:(i+1)*n], r.kx[i*n:(i+1)*n]

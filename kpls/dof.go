@@ -147,6 +147,9 @@ type exactRun struct {
 	dg     []float64 // derivative of g before normalisation
 	dc     []float64 // mMax×b: derivatives of the Gram–Schmidt coefficients
 	row    []float64 // b: one derivative per direction
+	// dA, if not nil (bands, not the DoF), accumulates the derivative of
+	// α = Σ q_i g_i: Σ dq_i g_i + q_i dG_i, n×b like the others.
+	dA []float64
 	// The operator multiplies vectors stored as rows; the directions here
 	// are columns (n×b), so they go through a transposed copy.
 	dRt, dtt []float64
@@ -208,6 +211,14 @@ func (e *exactRun) component(ctx context.Context, i, c0, w int) (float64, error)
 		row[j] += tn[c0+j]
 	}
 	q := kr.q[i]
+	if e.dA != nil {
+		gn := kr.g[i*n : (i+1)*n]
+		for a := 0; a < n; a++ {
+			for j := 0; j < w; j++ {
+				e.dA[a*b+j] += gn[a]*row[j] + q*dGi[a*b+j]
+			}
+		}
+	}
 	var tr float64
 	for a := 0; a < n; a++ {
 		for j := 0; j < w; j++ {

@@ -22,8 +22,9 @@ import (
 const (
 	FormatName    = "kpls-model"
 	FormatVersion = 5
-	// modelsVersion is the version of a file of plain models.
-	modelsVersion = 4
+	// FormatVersionPlain is the version written for plain models (no
+	// mean of several).
+	FormatVersionPlain = 4
 )
 
 // fileMeta is what a model file says about one model besides its arrays:

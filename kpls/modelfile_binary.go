@@ -110,7 +110,7 @@ func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, e
 	if err := checkNames(names, means, len(models)); err != nil {
 		return nil, err
 	}
-	f := &fileWriter{version: modelsVersion}
+	f := &fileWriter{version: FormatVersionPlain}
 	if means != nil {
 		f.version = FormatVersion
 	}
@@ -273,7 +273,7 @@ func (br *binaryReader) header() (*fileHeader, error) {
 	switch {
 	case version > FormatVersion:
 		return nil, fmt.Errorf("%w: format version %d is newer than this program reads (%d); upgrade kpls", ErrModelFile, version, FormatVersion)
-	case version < modelsVersion:
+	case version < FormatVersionPlain:
 		return nil, fmt.Errorf("%w: bad format version %d for a binary file", ErrModelFile, version)
 	case hlen > maxHeader:
 		return nil, fmt.Errorf("%w: a header of %d bytes, more than %d", ErrModelFile, hlen, maxHeader)
@@ -316,9 +316,9 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: the file holds no model", ErrModelFile)
 	case h.ArrayBytes < 0 || h.ArrayBytes%8 != 0 || h.ArrayBytes > math.MaxInt64/2:
 		return nil, fmt.Errorf("%w: bad array section length %d", ErrModelFile, h.ArrayBytes)
-	case h.Version == modelsVersion && h.Means != nil:
+	case h.Version == FormatVersionPlain && h.Means != nil:
 		return nil, fmt.Errorf("%w: a version %d header with means", ErrModelFile, h.Version)
-	case h.Version > modelsVersion && h.Means == nil:
+	case h.Version > FormatVersionPlain && h.Means == nil:
 		return nil, fmt.Errorf("%w: a version %d header without means", ErrModelFile, h.Version)
 	}
 	if h.Means != nil {

@@ -400,7 +400,7 @@ func TestTruncated(t *testing.T) {
 // arrays of arrayBytes and a correct checksum.
 func binaryFile(header []byte, arrayBytes int) []byte {
 	b := []byte(binaryMagic)
-	b = binary.LittleEndian.AppendUint32(b, modelsVersion)
+	b = binary.LittleEndian.AppendUint32(b, FormatVersionPlain)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(header)))
 	b = append(b, header...)
 	b = append(b, make([]byte, int(arrayStart(int64(len(header))))-len(b)+arrayBytes)...)
@@ -415,7 +415,7 @@ func binaryFile(header []byte, arrayBytes int) []byte {
 func TestLoadRefusesHugeClaims(t *testing.T) {
 	n := int64(1 << 26)
 	at := func(k int64) arrayRef { return arrayRef{Offset: 8 * k * n, Length: n} }
-	h := fileHeader{Format: FormatName, Version: modelsVersion, ArrayBytes: 4 * 8 * n, Entries: []fileEntry{{
+	h := fileHeader{Format: FormatName, Version: FormatVersionPlain, ArrayBytes: 4 * 8 * n, Entries: []fileEntry{{
 		fileMeta: fileMeta{Options: Options{Kernel: RBF{Width: 1}, RawFeatures: true, DoF: DoFNone}, N: int(n), D: 1,
 			Stats: []fileStats{{}}, Chosen: &Choice{Criterion: GCV}},
 		Arrays: arrayTable{X: at(0), YC: at(1), ColMean: at(2), Alpha: at(3), T: arrayRef{Offset: 4 * 8 * n}, G: arrayRef{Offset: 4 * 8 * n}, L: arrayRef{Offset: 4 * 8 * n}},

@@ -62,6 +62,22 @@ func loadModels(path string) ([]string, []*kpls.Model, error) {
 	return names, ms, nil
 }
 
+// loadMeans reads a model file of any format version as means (a plain
+// model is a mean of itself alone) and their names, naming the file in
+// errors.
+func loadMeans(path string) ([]string, []*kpls.Mean, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--model: %w", err)
+	}
+	defer f.Close()
+	names, ms, err := kpls.LoadMeans(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--model %s: %w", path, err)
+	}
+	return names, ms, nil
+}
+
 // loadModel reads a model file holding one model, naming it in errors.
 func loadModel(path string) (*kpls.Model, error) {
 	names, ms, err := loadModels(path)

@@ -52,7 +52,7 @@ func TestInspect(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if doc.Version != kpls.FormatVersion || doc.Encoding != "binary" || doc.Bytes != st.Size() || len(doc.Models) != 1 {
+	if doc.Version != 4 || doc.Encoding != "binary" || doc.Bytes != st.Size() || len(doc.Models) != 1 {
 		t.Fatalf("%+v", doc)
 	}
 	mj := doc.Models[0]
@@ -161,11 +161,11 @@ func TestVersionModelFiles(t *testing.T) {
 	var v struct {
 		ModelFiles modelFiles `json:"model_files"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ModelFiles.Format != "kpls-model" || v.ModelFiles.Writes != 4 ||
-		len(v.ModelFiles.Reads) != 4 || v.ModelFiles.Reads[0] != 1 {
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ModelFiles.Format != "kpls-model" || v.ModelFiles.Writes != 4 || v.ModelFiles.WritesMeans != 5 ||
+		len(v.ModelFiles.Reads) != 5 || v.ModelFiles.Reads[0] != 1 {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
-	if code, out, _ := kplsRun(t, "version"); code != 0 || !strings.Contains(out, "writes version 4 (binary), reads versions 1–4") {
+	if code, out, _ := kplsRun(t, "version"); code != 0 || !strings.Contains(out, "writes version 4 (binary; 5 for a mean of models), reads versions 1–5") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

@@ -49,6 +49,35 @@ type predictJSON struct {
 	Warnings          []string         `json:"warnings"`
 	Predictions       []predictionJSON `json:"predictions"`
 	Target            *targetJSON      `json:"target,omitempty"`
+	// Mean lists the models a mean averages (kpls select
+	// --average-within), the first being the one "components" is of.
+	Mean []memberJSON `json:"mean,omitempty"`
+}
+
+// memberJSON is one model of a mean.
+type memberJSON struct {
+	Kernel string   `json:"kernel"`
+	Width  *float64 `json:"width,omitempty"`
+	M      int      `json:"m"`
+}
+
+// membersOf describes the models of a mean.
+func membersOf(a *kpls.Mean) []memberJSON {
+	var out []memberJSON
+	for _, m := range a.Members() {
+		out = append(out, memberOf(m))
+	}
+	return out
+}
+
+// memberOf describes a model of a mean: its kernel and the m it predicts with.
+func memberOf(m *kpls.Model) memberJSON {
+	k := m.Options().Kernel
+	mj := memberJSON{Kernel: k.Name(), M: m.Chosen().M}
+	if w, ok := kpls.WidthOf(k); ok {
+		mj.Width = &w
+	}
+	return mj
 }
 
 // limits says whether the predictions carry se, lower and upper: of bands
@@ -107,12 +136,23 @@ type predictResult struct {
 }
 
 // predictPart is one model's predictions: its target's name, its target
-// column y when the file has it, and its document.
+// column y when the file has it, and its document. A mean of several
+// models (kpls select --average-within) predicts through mean, and m is
+// its first model, which describes it and judges extrapolation.
 type predictPart struct {
 	m    *kpls.Model
+	mean *kpls.Mean
 	name string
 	y    []float64
 	doc  predictJSON
+}
+
+// sigma is σ̂ of the part's model at m0, or of its mean.
+func (p *predictPart) sigma(m0 int) float64 {
+	if p.mean != nil {
+		return p.mean.Stats().Sigma
+	}
+	return p.m.Stats()[m0].Sigma
 }
 
 func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
@@ -165,14 +205,24 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 // run loads the model file, reads the points and predicts them with each
 // of its models (one, or one per target).
 func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, error) {
-	names, ms, err := loadModels(cfg.modelPath)
+	names, means, err := loadMeans(cfg.modelPath)
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]string, len(ms))
-	for i, m := range ms {
-		if m0 := cfg.comp; m0 > m.ValidComponents() {
+	targets := make([]string, len(means))
+	ms := make([]*kpls.Model, len(means))
+	for i, a := range means {
+		members := a.Members()
+		m := members[0]
+		switch m0 := cfg.comp; {
+		case m0 >= 0 && len(members) > 1:
+			return nil, cli.Usagef("--components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): there is no one m to change", modelOf(names, i), len(members))
+		case m0 > m.ValidComponents():
 			return nil, cli.Usagef("--components: %d, the model%s has 0..%d valid components", m0, modelOf(names, i), m.ValidComponents())
+		}
+		ms[i] = m
+		if len(members) == 1 {
+			means[i] = nil
 		}
 		targets[i] = m.Options().TargetName
 	}
@@ -195,7 +245,7 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 	xm := mat.NewDense(t.Rows, ms[0].D(), x)
 	r := &predictResult{t: t}
 	for i, m := range ms {
-		p, err := cfg.predictOne(ctx, e, m, xm, t)
+		p, err := cfg.predictOne(ctx, e, predictPart{m: m, mean: means[i]}, xm, t)
 		if err != nil {
 			return nil, err
 		}
@@ -226,38 +276,58 @@ type onePrediction struct {
 	bands []kpls.Band
 }
 
-// predictOne predicts the rows of x with m at its recorded choice or
-// --components, and flags extrapolation.
-func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, t *dataset.Table) (onePrediction, error) {
+// predictOne predicts the rows of x with p's model at its recorded choice
+// or --components (or with its mean), and flags extrapolation.
+func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, t *dataset.Table) (onePrediction, error) {
 	m0 := cfg.comp
 	if m0 < 0 {
-		m0 = defaultComponents(m)
+		m0 = defaultComponents(p.m)
 	}
-	bs, reach, err := cfg.predict(ctx, e, m, x, m0)
+	bs, reach, err := cfg.predict(ctx, e, p, x, m0)
 	if err != nil {
 		return onePrediction{}, fitflags.DataErr(t.File, err)
 	}
-	outside, ex, err := extrapolation(m, x, reach)
+	outside, ex, err := extrapolation(p.m, x, reach)
 	if err != nil {
 		return onePrediction{}, fitflags.DataErr(t.File, err)
 	}
-	return onePrediction{predictPart: predictPart{m: m, doc: cfg.document(m, m0, t, bs, outside, ex)}, bands: bs}, nil
+	p.doc = cfg.document(p, m0, t, bs, outside, ex)
+	return onePrediction{predictPart: p, bands: bs}, nil
 }
 
-// predict returns the predictions of x with m0 components, with bands
-// when asked for (the others zero). Without bands, for a kernel whose
-// reach flags extrapolation, it returns the reach too, from the same
-// kernel vectors (nil otherwise).
-func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model, x *mat.Dense, m0 int) ([]kpls.Band, []float64, error) {
+// predict returns the predictions of x with m0 components (or p's mean),
+// with bands when asked for (the others zero). Without bands, for a
+// single model whose kernel's reach flags extrapolation, it returns the
+// reach too, from the same kernel vectors (nil otherwise).
+func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, []float64, error) {
+	m := p.m
 	if cfg.withBands {
 		prog := cfg.c.NewProgress(e)
 		defer prog.Done()
-		bs, err := predictBands(ctx, m, x, m0, kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}, cfg.intervals, prog)
+		bo := kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}
+		var band func(context.Context, mat.Matrix) ([]kpls.Band, error)
+		switch {
+		case p.mean != nil && cfg.intervals:
+			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
+				return p.mean.PredictIntervals(ctx, x, bo)
+			}
+		case p.mean != nil:
+			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return p.mean.PredictBands(ctx, x, bo) }
+		case cfg.intervals:
+			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
+				return m.PredictIntervals(ctx, x, m0, bo)
+			}
+		default:
+			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return m.PredictBands(ctx, x, m0, bo) }
+		}
+		bs, err := predictBands(ctx, band, x, prog)
 		return bs, nil, err
 	}
 	var yhat, reach []float64
 	var err error
-	if _, stationary := kpls.WidthOf(m.Options().Kernel); stationary {
+	if p.mean != nil {
+		yhat, err = p.mean.Predict(ctx, x)
+	} else if _, stationary := kpls.WidthOf(m.Options().Kernel); stationary {
 		yhat, reach, err = m.PredictReach(ctx, x, m0)
 	} else {
 		yhat, err = m.Predict(ctx, x, m0)
@@ -273,9 +343,9 @@ func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, m *kpls.Model
 }
 
 // document gathers the predictions and the warnings about them.
-func (cfg *predictConfig) document(m *kpls.Model, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, ex extrapJSON) predictJSON {
-	warns := cli.NonNil(kpls.Messages(m.Warnings()))
-	if cfg.withBands && math.IsNaN(m.Stats()[m0].Sigma) {
+func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, ex extrapJSON) predictJSON {
+	warns := cli.NonNil(kpls.Messages(p.m.Warnings()))
+	if cfg.withBands && math.IsNaN(p.sigma(m0)) {
 		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
 	}
 	if ex.Outside > 0 {
@@ -291,6 +361,9 @@ func (cfg *predictConfig) document(m *kpls.Model, m0 int, t *dataset.Table, bs [
 	}
 	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: m0,
 		Bands: cfg.withBands && !cfg.intervals, Intervals: cfg.intervals, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
+	if p.mean != nil {
+		doc.Mean = membersOf(p.mean)
+	}
 	if cfg.withBands {
 		iv := !cfg.noIntercept
 		doc.Level, doc.InterceptVariance = &cfg.level, &iv
@@ -373,10 +446,15 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 	for i, p := range r.parts {
 		targetHeading(w, r.names(), i)
 		m, doc := p.m, p.doc
-		fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
+		if p.mean != nil {
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, the mean of %d models: %s\n", cfg.modelPath, m.N(), m.D(), len(doc.Mean), describeMembers(doc.Mean))
+		} else {
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
+		}
 		switch {
 		case cfg.intervals:
-			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus σ̂² = %s), %s\n", 100*cfg.level, cli.Cell(m.Stats()[doc.Components].Sigma*m.Stats()[doc.Components].Sigma), interceptNote(cfg.noIntercept))
+			s := p.sigma(doc.Components)
+			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus σ̂² = %s), %s\n", 100*cfg.level, cli.Cell(s*s), interceptNote(cfg.noIntercept))
 		case cfg.withBands:
 			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 		}
@@ -448,6 +526,19 @@ func extrapolation(m *kpls.Model, x *mat.Dense, reach []float64) ([]bool, extrap
 	return out, ex, nil
 }
 
+// describeMembers lists the models of a mean.
+func describeMembers(ms []memberJSON) string {
+	parts := make([]string, len(ms))
+	for i, mj := range ms {
+		parts[i] = mj.Kernel
+		if mj.Width != nil {
+			parts[i] += " width " + cli.Cell(*mj.Width)
+		}
+		parts[i] += fmt.Sprintf(" (m = %d)", mj.M)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func describeExtrap(ex extrapJSON) string {
 	if ex.Measure == "max_k" {
 		return fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
@@ -471,12 +562,8 @@ func rowName(t *dataset.Table, i int) string {
 }
 
 // predictBands runs PredictBands in blocks so that progress can be shown.
-func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo kpls.BandOptions, intervals bool, prog *progress.Reporter) ([]kpls.Band, error) {
-	predict := m.PredictBands
-	if intervals {
-		predict = m.PredictIntervals
-	}
-	rows, _ := x.Dims()
+func predictBands(ctx context.Context, predict func(context.Context, mat.Matrix) ([]kpls.Band, error), x *mat.Dense, prog *progress.Reporter) ([]kpls.Band, error) {
+	rows, d := x.Dims()
 	const block = 512
 	out := make([]kpls.Band, 0, rows)
 	report := prog.Callback()
@@ -485,7 +572,7 @@ func predictBands(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, bo
 		if report != nil {
 			report(kpls.Progress{Stage: kpls.StageBands, Done: r0, Total: rows})
 		}
-		b, err := predict(ctx, x.Slice(r0, r1, 0, m.D()), comp, bo)
+		b, err := predict(ctx, x.Slice(r0, r1, 0, d))
 		if err != nil {
 			return nil, err
 		}

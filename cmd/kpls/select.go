@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -39,7 +40,49 @@ type selectJSON struct {
 	Choices     []rowJSON      `json:"choices"`
 	Best        bestJSON       `json:"best"`
 	Training    trainingJSON   `json:"training"`
+	Average     *averageJSON   `json:"average,omitempty"`
 	Model       string         `json:"model,omitempty"`
+}
+
+// averageJSON is the mean of the grid points within --average-within of
+// the best RMSECV: what the saved model predicts with.
+type averageJSON struct {
+	Within   float64        `json:"within"`
+	Members  []memberCVJSON `json:"members"`
+	RSS      cli.Num        `json:"rss"`
+	DoF      cli.Num        `json:"dof"`
+	Sigma    cli.Num        `json:"sigma"`
+	Training trainingJSON   `json:"training"`
+}
+
+// memberCVJSON is one model of the mean with its grid point's RMSECV.
+type memberCVJSON struct {
+	memberJSON
+	RMSECV cli.Num `json:"rmsecv"`
+}
+
+// averageOf describes sel's mean, nil without one.
+func averageOf(sel *kpls.Selection, within float64, n int) *averageJSON {
+	if sel.Mean == nil {
+		return nil
+	}
+	st := sel.Mean.Stats()
+	a := &averageJSON{Within: within, RSS: cli.Num(st.RSS), DoF: cli.Num(st.DoF), Sigma: cli.Num(st.Sigma)}
+	var tss float64
+	for _, m := range sel.Mean.Members() {
+		if tss == 0 {
+			tss = m.Stats()[0].RSS
+		}
+		row := memberCVJSON{memberJSON: memberOf(m), RMSECV: cli.Num(math.NaN())}
+		for _, c := range sel.Choices {
+			if c.Kernel == m.Options().Kernel {
+				row.RMSECV = cli.Num(c.RMSECV)
+			}
+		}
+		a.Members = append(a.Members, row)
+	}
+	a.Training = trainingJSON{RMSE: cli.Num(math.Sqrt(st.RSS / float64(n))), R2: cli.Num(1 - st.RSS/tss)}
+	return a
 }
 
 // rowJSON is one (kernel, width, m) cell of the selection grid.
@@ -136,6 +179,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
+	fs.Float64Var(&cfg.so.AverageWithin, "average-within", 0, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m; 0 means the best point alone (--criterion cv)")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -161,6 +205,10 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
 	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
 		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
+	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
+		return nil, cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
+	case so.AverageWithin > 0 && so.Criterion != kpls.CV:
+		return nil, cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
 	case so.MaxComponents < 0:
 		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
 	case so.MaxPasses < 1:
@@ -246,13 +294,11 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
 	r := &selectResult{sels: sels, n: tr.N, d: len(tr.Features), targets: tr.Targets}
-	ms := make([]*kpls.Model, len(sels))
-	for i, sel := range sels {
-		ms[i] = sel.Model
+	for _, sel := range sels {
 		r.widths = append(r.widths, searchedWidths(sel, cfg.so.Widths))
 	}
 	if cfg.modelOut != "" {
-		if err := saveKept(e, &cfg.keep, ms, tr.Targets, cfg.modelOut); err != nil {
+		if err := saveSelected(e, &cfg.keep, sels, tr.Targets, cfg.modelOut); err != nil {
 			return nil, err
 		}
 	}
@@ -312,7 +358,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
 		Criterion: sel.Criterion, Widths: r.widths[i], Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
-		Training: trainingOf(sel.Model, sel.Best.M), Model: cfg.modelOut,
+		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin, r.n), Model: cfg.modelOut,
 	}
 	if sel.Criterion == kpls.CV {
 		doc.Folds, doc.Repeats = cfg.so.Folds, sel.Repeats
@@ -340,8 +386,20 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	tr := trainingOf(sel.Model, b.M)
 	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
 		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), cli.Cell(b.Sigma))
+	if a := averageOf(sel, cfg.so.AverageWithin, r.n); a != nil {
+		var ms []memberJSON
+		for _, m := range a.Members {
+			ms = append(ms, m.memberJSON)
+		}
+		fmt.Fprintf(w, "average    the mean of %d models within %.4g %% of the best RMSECV: %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", len(ms), 100*a.Within,
+			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), cli.Cell(float64(a.DoF)), cli.Cell(float64(a.Sigma)))
+	}
 	if cfg.modelOut != "" {
-		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, b.M)
+		if sel.Mean != nil && len(sel.Mean.Members()) > 1 {
+			fmt.Fprintf(w, "model      saved to %s (predicts with the mean)\n", cfg.modelOut)
+		} else {
+			fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, b.M)
+		}
 	}
 	printWarnings(w, kpls.Messages(sel.Warnings))
 }

@@ -72,6 +72,47 @@ func saveKept(e *cli.Env, keep *fitflags.Keep, ms []*kpls.Model, targets []strin
 	return saveModels(kept, path)
 }
 
+// saveSelected writes the selections' models to path as saveKept does,
+// or, when one selection averages several models (--average-within), the
+// means, each model kept as --keep-components says.
+func saveSelected(e *cli.Env, keep *fitflags.Keep, sels []*kpls.Selection, targets []string, path string) error {
+	ms := make([]*kpls.Model, len(sels))
+	several := false
+	for i, sel := range sels {
+		ms[i] = sel.Model
+		several = several || sel.Mean != nil && len(sel.Mean.Members()) > 1
+	}
+	if !several {
+		return saveKept(e, keep, ms, targets, path)
+	}
+	means := make([]*kpls.Mean, len(sels))
+	for i, sel := range sels {
+		members := []*kpls.Model{sel.Model}
+		if sel.Mean != nil {
+			members = sel.Mean.Members()
+		}
+		names := make([]string, len(members))
+		for j := range names {
+			names[j] = targets[i]
+		}
+		kept, notes, err := keep.Apply(members, names)
+		if err != nil {
+			return err
+		}
+		if len(notes) > 0 { // the first model's: the others hold their m alone
+			fmt.Fprintf(e.Stderr, "%s: note: %s\n", e.Prog, notes[0])
+		}
+		if means[i], err = kpls.NewMean(kept...); err != nil {
+			return err
+		}
+	}
+	var names []string
+	if len(sels) > 1 {
+		names = targets
+	}
+	return writeAtomically(path, func(w io.Writer) error { return kpls.SaveMeans(w, names, means) })
+}
+
 // checkKeep holds --keep-components to --model and to the components
 // asked for (0: no bound known before the fit).
 func checkKeep(fs *cli.FlagSet, keep *fitflags.Keep, modelOut string, components int) error {
