@@ -10,7 +10,7 @@ import (
 )
 
 // FormatName and FormatVersion identify model files. Version 4 is the
-// binary layout of docs/design.md §9: a JSON header, then the arrays as
+// binary layout described in modelfile_binary.go: a JSON header, then the arrays as
 // little-endian float64, checksummed with CRC-32C; it holds one model or
 // several (one per target). Version 5 is the same layout whose header
 // also groups the models into means (SaveMeans); it is written only for a

@@ -17,11 +17,12 @@ import (
 	"github.com/kpls-go/kpls/internal/hugepage"
 )
 
-// The binary layout (format version 4, docs/design.md §9):
+// The binary layout (format versions 4 and 5; version 5 adds "means" to
+// the header, docs/design.md §5 "Averaging the best grid points"):
 //
 //	offset   size  what
 //	0        8     magic "KPLSMDL\x00"
-//	8        4     format version, uint32 little-endian (4)
+//	8        4     format version, uint32 little-endian (4, or 5 for means)
 //	12       4     header length H in bytes, uint32 little-endian
 //	16       H     header: a JSON object (fileHeader)
 //	16+H     0..7  zero bytes up to a multiple of 8: the array section starts at A
