@@ -58,6 +58,12 @@ type Server struct {
 	// every request predicts each of them; nil with one model.
 	models  []*kpls.Model
 	targets []string
+	// means, aligned with the targets (one entry for a file of one
+	// target), holds the mean a target predicts with when its file
+	// averages several models (kpls select --average-within); nil
+	// entries, or nil, for plain models. The target's model is then the
+	// mean's first.
+	means []*kpls.Mean
 	// slots bounds the requests computing at once: each can use every core
 	// (the band products are parallel), and each holds its working memory.
 	slots   chan struct{}
@@ -112,6 +118,41 @@ func NewTargetsServer(targets []string, models []*kpls.Model) (*Server, error) {
 	return s, nil
 }
 
+// NewMeansServer returns a server for the means of one file
+// (kpls.LoadMeans: one per target; a plain model is a mean of itself).
+// A target whose mean holds several models predicts with their mean,
+// each at its own m, and refuses a request's components.
+func NewMeansServer(targets []string, means []*kpls.Mean) (*Server, error) {
+	if len(means) == 0 || len(targets) != len(means) {
+		return nil, fmt.Errorf("%d target names for %d means", len(targets), len(means))
+	}
+	models := make([]*kpls.Model, len(means))
+	several := false
+	for i, a := range means {
+		models[i] = a.Members()[0]
+		several = several || len(a.Members()) > 1
+	}
+	s, err := NewTargetsServer(targets, models)
+	if err != nil || !several {
+		return s, err
+	}
+	s.means = make([]*kpls.Mean, len(means))
+	for i, a := range means {
+		if len(a.Members()) > 1 {
+			s.means[i] = a
+		}
+	}
+	return s, nil
+}
+
+// meanOf is the mean target i predicts with, nil for a plain model.
+func (s *Server) meanOf(i int) *kpls.Mean {
+	if s.means == nil {
+		return nil
+	}
+	return s.means[i]
+}
+
 // ServeHTTP routes POST /predict, GET /healthz and GET /metrics, giving
 // every request an id (the client's X-Request-Id if sensible), a log
 // line and its metrics.
@@ -160,8 +201,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		Status: "ok", N: s.model.N(), D: s.model.D(), Features: s.features,
 		Components: s.model.ValidComponents(), DefaultComponents: s.defaultComp,
 	}
+	if s.models == nil {
+		h.Mean = membersOf(s.meanOf(0))
+	}
 	for i, m := range s.models {
-		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: m.ValidComponents(), DefaultComponents: m.Chosen().M})
+		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: m.ValidComponents(), DefaultComponents: m.Chosen().M, Mean: membersOf(s.meanOf(i))})
 	}
 	writeJSON(w, http.StatusOK, h)
 }
@@ -173,14 +217,56 @@ type health struct {
 	Features          []string `json:"features,omitempty"`
 	Components        int      `json:"components"`
 	DefaultComponents int      `json:"default_components"`
+	// Mean lists the models a mean of several averages (kpls select
+	// --average-within); components are then its first model's.
+	Mean []member `json:"mean,omitempty"`
 	// Targets, with a file of several models: each one's components.
 	Targets []targetHealth `json:"targets,omitempty"`
 }
 
 type targetHealth struct {
-	Target            string `json:"target"`
-	Components        int    `json:"components"`
-	DefaultComponents int    `json:"default_components"`
+	Target            string   `json:"target"`
+	Components        int      `json:"components"`
+	DefaultComponents int      `json:"default_components"`
+	Mean              []member `json:"mean,omitempty"`
+}
+
+// member is one model of a mean: its kernel and the m it predicts with.
+type member struct {
+	Kernel string   `json:"kernel"`
+	Width  *float64 `json:"width,omitempty"`
+	M      int      `json:"m"`
+}
+
+// membersOf describes the models of a, nil for nil.
+func membersOf(a *kpls.Mean) []member {
+	if a == nil {
+		return nil
+	}
+	var out []member
+	for _, m := range a.Members() {
+		k := m.Options().Kernel
+		mb := member{Kernel: k.Name(), M: m.Chosen().M}
+		if w, ok := kpls.WidthOf(k); ok {
+			mb.Width = &w
+		}
+		out = append(out, mb)
+	}
+	return out
+}
+
+// bandComponents is what a band request for target i costs per point
+// and row of the training data: m, or the sum of a mean's models' m.
+func (s *Server) bandComponents(i, comp int) int {
+	a := s.meanOf(i)
+	if a == nil {
+		return max(comp, 1)
+	}
+	sum := 0
+	for _, m := range a.Members() {
+		sum += max(m.Chosen().M, 1)
+	}
+	return sum
 }
 
 // targetsResponse answers a request to a server of several models: one
@@ -195,7 +281,10 @@ type targetResponse struct {
 }
 
 type predictResponse struct {
-	Components  int      `json:"components"`
+	Components int `json:"components"`
+	// Mean lists the models whose mean predicted (components is then
+	// the first one's m).
+	Mean        []member `json:"mean,omitempty"`
 	Level       *float64 `json:"level,omitempty"`
 	Intervals   bool     `json:"intervals,omitempty"` // se, lower and upper are a new y's
 	Predictions any      `json:"predictions"`         // []point or []kpls.Band
@@ -247,6 +336,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	if req.Components != nil {
 		comp = *req.Components
 	}
+	for i := range max(1, len(s.models)) {
+		if a := s.meanOf(i); a != nil && req.Components != nil {
+			fail(http.StatusBadRequest, "components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): leave components out", s.targetLabel(i), len(a.Members()))
+			return
+		}
+	}
 	for i, m := range s.models {
 		if req.Components != nil && comp > m.ValidComponents() {
 			fail(http.StatusBadRequest, "components: %d, the model of target %q has 0..%d valid components", comp, s.targets[i], m.ValidComponents())
@@ -262,9 +357,13 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Level != nil {
-		if cost := float64(s.model.N()) * float64(points) * float64(max(comp, 1)) * float64(max(1, len(s.models))); cost > s.BandBudget {
+		perPoint := 0 // Σ over the targets of m (a mean: of its models' m)
+		for i := range max(1, len(s.models)) {
+			perPoint += s.bandComponents(i, comp)
+		}
+		if cost := float64(s.model.N()) * float64(points) * float64(perPoint); cost > s.BandBudget {
 			fail(http.StatusUnprocessableEntity, "a band request costs n × points × m = %d × %d × %d = %.3g, over the limit of %.3g: send at most %d points per band request",
-				s.model.N(), points, max(comp, 1), cost, s.BandBudget, int(s.BandBudget/float64(s.model.N()*max(comp, 1))))
+				s.model.N(), points, perPoint, cost, s.BandBudget, int(s.BandBudget/float64(s.model.N()*perPoint)))
 			return
 		}
 	}
@@ -277,7 +376,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.models == nil {
-		resp, err := predictWith(ctx, s.model, x, comp, req.Level, req.Intervals)
+		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req.Level, req.Intervals)
 		if err != nil {
 			fail(statusOf(err), "%v", err)
 			return
@@ -291,7 +390,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		if req.Components != nil {
 			c = *req.Components
 		}
-		resp, err := predictWith(ctx, m, x, c, req.Level, req.Intervals)
+		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req.Level, req.Intervals)
 		if err != nil {
 			fail(statusOf(err), "target %q: %v", s.targets[i], err)
 			return
@@ -301,21 +400,29 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, all)
 }
 
-// predictWith predicts x with m and comp components: plain predictions,
-// or with bands at level when it is set (prediction intervals with
-// intervals).
-func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, level *float64, intervals bool) (predictResponse, error) {
+// predictWith predicts x with m and comp components, or with mean when
+// it is not nil: plain predictions, or with bands at level when it is
+// set (prediction intervals with intervals).
+func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, level *float64, intervals bool) (predictResponse, error) {
 	resp := predictResponse{Components: comp, Level: level, Intervals: intervals}
+	if mean != nil {
+		resp.Components, resp.Mean = m.Chosen().M, membersOf(mean)
+	}
 	var err error
-	if level == nil {
+	switch {
+	case mean != nil && level == nil:
+		var yhat []float64
+		yhat, err = mean.Predict(ctx, x)
+		resp.Predictions = points(yhat)
+	case mean != nil && intervals:
+		resp.Predictions, err = mean.PredictIntervals(ctx, x, kpls.BandOptions{Level: *level})
+	case mean != nil:
+		resp.Predictions, err = mean.PredictBands(ctx, x, kpls.BandOptions{Level: *level})
+	case level == nil:
 		var yhat []float64
 		yhat, err = m.Predict(ctx, x, comp)
-		pts := make([]point, len(yhat))
-		for i, v := range yhat {
-			pts[i].Yhat = v
-		}
-		resp.Predictions = pts
-	} else {
+		resp.Predictions = points(yhat)
+	default:
 		predict := m.PredictBands
 		if intervals {
 			predict = m.PredictIntervals
@@ -323,6 +430,23 @@ func predictWith(ctx context.Context, m *kpls.Model, x *mat.Dense, comp int, lev
 		resp.Predictions, err = predict(ctx, x, comp, kpls.BandOptions{Level: *level})
 	}
 	return resp, err
+}
+
+// points wraps plain predictions for the response.
+func points(yhat []float64) []point {
+	pts := make([]point, len(yhat))
+	for i, v := range yhat {
+		pts[i].Yhat = v
+	}
+	return pts
+}
+
+// targetLabel names target i in a message when the server has several.
+func (s *Server) targetLabel(i int) string {
+	if s.models == nil {
+		return ""
+	}
+	return fmt.Sprintf(" of target %q", s.targets[i])
 }
 
 // rows checks the shape of the points and copies them into a matrix.

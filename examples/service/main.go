@@ -63,14 +63,34 @@ func loadModels(path string) ([]string, []*kpls.Model, error) {
 	return names, ms, nil
 }
 
+// loadMeans reads a model file of any format version as means (one per
+// target; a plain model is a mean of itself alone, and a file of kpls
+// select --average-within holds a mean of several).
+func loadMeans(path string) ([]string, []*kpls.Mean, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	names, ms, err := kpls.LoadMeans(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return names, ms, nil
+}
+
 func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, budget float64, warm bool) error {
-	names, ms, err := loadModels(modelPath)
+	names, means, err := loadMeans(modelPath)
 	if err != nil {
 		return err
 	}
-	s, err := NewTargetsServer(names, ms)
+	s, err := NewMeansServer(names, means)
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
+	}
+	ms := make([]*kpls.Model, len(means))
+	for i, a := range means {
+		ms[i] = a.Members()[0]
 	}
 	m := ms[0]
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
@@ -79,8 +99,8 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 		start := time.Now()
 		// Any point will do: the first band request builds each model's
 		// n×n matrix.
-		for _, wm := range ms {
-			_, err := wm.PredictBands(context.Background(), mat.NewDense(1, wm.D(), nil), wm.Chosen().M, kpls.BandOptions{})
+		for _, a := range means {
+			_, err := a.PredictBands(context.Background(), mat.NewDense(1, m.D(), nil), kpls.BandOptions{})
 			if err != nil {
 				slog.Warn("warm-up", "error", err)
 			}

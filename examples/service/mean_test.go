@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/kpls"
+)
+
+// TestServeMean serves the file kpls select --average-within writes (a
+// mean of several models, format version 5): plain predictions and bands
+// are bit for bit the mean's own (kpls.Mean), the response and /healthz
+// list the models averaged, a request's components is a 400, and the
+// band budget counts every model's m.
+func TestServeMean(t *testing.T) {
+	ctx := context.Background()
+	x, y := testData(150, 3, 9)
+	sel, err := kpls.Select(ctx, x, y, kpls.SelectOptions{Widths: []float64{0.5, 1.5, 4, 12}, Kernels: []kpls.Kernel{kpls.RBF{}}, AverageWithin: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+		t.Fatal("the selection averages fewer than two models: the test needs a mean of several")
+	}
+	var file bytes.Buffer
+	if err := kpls.SaveMeans(&file, nil, []*kpls.Mean{sel.Mean}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mean.kpls")
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names, means, err := loadMeans(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewMeansServer(names, means)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}}
+	xq := mat.NewDense(3, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2})
+	level := 0.9
+	plain, err := sel.Mean.Predict(ctx, xq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands, err := sel.Mean.PredictBands(ctx, xq, kpls.BandOptions{Level: level})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}} {
+		body, _ := json.Marshal(req)
+		code, out := post(t, srv.Client(), srv.URL, body)
+		var resp struct {
+			testResponse
+			Mean []member
+		}
+		if code != http.StatusOK || json.Unmarshal(out, &resp) != nil {
+			t.Fatalf("status %d: %s", code, out)
+		}
+		if len(resp.Mean) != len(sel.Mean.Members()) || resp.Components != sel.Model.Chosen().M {
+			t.Errorf("the response lists %d models at m = %d, the mean has %d, the first at m = %d", len(resp.Mean), resp.Components, len(sel.Mean.Members()), sel.Model.Chosen().M)
+		}
+		for i, p := range resp.Predictions {
+			want := kpls.Band{Yhat: plain[i]}
+			if req.Level != nil {
+				want = bands[i]
+			}
+			if p != want {
+				t.Errorf("level %v row %d: served %+v, the mean gives %+v", req.Level != nil, i, p, want)
+			}
+		}
+	}
+	two := 2
+	body, _ := json.Marshal(testRequest{X: rows, Components: &two})
+	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusBadRequest || !strings.Contains(string(out), "mean of") {
+		t.Errorf("components on a mean: status %d: %s", code, out)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var h health
+	if err := json.Unmarshal(hb, &h); err != nil || len(h.Mean) != len(sel.Mean.Members()) {
+		t.Errorf("/healthz: %v %s", err, hb)
+	}
+	// The budget admits the bands of one model at its m, not of the mean.
+	sum := 0
+	for _, m := range sel.Mean.Members() {
+		sum += max(m.Chosen().M, 1)
+	}
+	s.BandBudget = float64(150*3*sum) - 1
+	body, _ = json.Marshal(testRequest{X: rows, Level: &level})
+	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusUnprocessableEntity {
+		t.Errorf("a band request over the budget of the mean: status %d: %s", code, out)
+	}
+}
