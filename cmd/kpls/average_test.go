@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -125,6 +127,38 @@ func TestSelectAverageWithin(t *testing.T) {
 	}
 	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--components", "2"); code != 2 || !strings.Contains(stderr, "mean of") {
 		t.Errorf("--components on a mean: exit %d: %s", code, stderr)
+	}
+	// The default margin is 0.05, for cross-validation only; 0 saves the
+	// best point's model alone, a version 4 file.
+	for _, c := range []struct {
+		args  []string
+		mean  bool
+		magic uint32
+	}{{nil, true, 5}, {[]string{"--average-within", "0"}, false, 4}, {[]string{"--criterion", "gcv"}, false, 4}} {
+		file := filepath.Join(dir, "default.kpls")
+		code, out, stderr := kplsRun(t, append([]string{"select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--json", "--model", file}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", c.args, code, stderr)
+		}
+		var doc selectAverageDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if (doc.Average != nil) != c.mean || c.mean && doc.Average.Within != 0.05 {
+			t.Errorf("%q: average %+v", c.args, doc.Average)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A mean of one model (no other point within 5 %) is a plain file.
+		want := c.magic
+		if c.mean && len(doc.Average.Members) == 1 {
+			want = 4
+		}
+		if v := binary.LittleEndian.Uint32(b[8:12]); v != want {
+			t.Errorf("%q: a file of version %d, want %d", c.args, v, want)
+		}
 	}
 	for _, args := range [][]string{{"--average-within", "-0.1"}, {"--average-within", "0.05", "--criterion", "gcv"}} {
 		if code, _, stderr := kplsRun(t, append([]string{"select", "--data", train}, args...)...); code != 2 || !strings.Contains(stderr, "--average-within") {

@@ -179,7 +179,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
-	fs.Float64Var(&cfg.so.AverageWithin, "average-within", 0, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m; 0 means the best point alone (--criterion cv)")
+	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m; 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -198,6 +198,9 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	if so.Criterion, err = kpls.ParseCriterion(*crit); err != nil {
 		return nil, cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
 	}
+	if so.Criterion == "" {
+		so.Criterion = kpls.DefaultCriterion
+	}
 	switch {
 	case so.Criterion == kpls.CV && so.Folds < 2:
 		return nil, cli.Usagef("--folds: %d, want at least 2", so.Folds)
@@ -207,7 +210,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
 	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
 		return nil, cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
-	case so.AverageWithin > 0 && so.Criterion != kpls.CV:
+	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:
 		return nil, cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
 	case so.MaxComponents < 0:
 		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
@@ -217,6 +220,9 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
 	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
+	}
+	if so.Criterion != kpls.CV {
+		so.AverageWithin = 0 // the default margin is cross-validation's
 	}
 	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
 		return nil, err
