@@ -28,7 +28,8 @@ type approxInput struct {
 	op        kernelop.Operator // products with the centred kernel matrix
 	yc        []float64         // centred response
 	kr        *krylov           // the fit's vectors
-	trK, trK2 float64           // tr K and ‖K‖²_F of the centred kernel matrix
+	trK, trK2 float64           // tr K and ‖K‖²_F of the centred kernel matrix; trK2 NaN if unknown
+	null      []float64         // the unit vector K annihilates; nil: the constant vector
 	lz        *lanczos          // the fit's Lanczos matrix
 	mMax      int               // DoF(m) for m = 1..mMax
 	probes    int
@@ -185,9 +186,20 @@ func (r *approxRun) probeBlock() (z []float64, rows int) {
 			}
 		}
 	}
-	// Probes off the constant vector (exactly: q_m(0) = 1 there).
+	// Probes off the vector K annihilates (exactly: q_m(0) = 1 there):
+	// the constant vector, or √w/‖√w‖ in a weighted fit.
 	for i := 0; i < s; i++ {
 		row := z[i*n : (i+1)*n]
+		if u := r.in.null; u != nil {
+			var c float64
+			for j, v := range row {
+				c += u[j] * v
+			}
+			for j := range row {
+				row[j] -= c * u[j]
+			}
+			continue
+		}
 		var mean float64
 		for _, v := range row {
 			mean += v
@@ -532,7 +544,10 @@ func controlVariate(b, a1, a2 []float64, A1, A2, dA1, dA2 float64) (est, se floa
 	}
 	best := math.Inf(1)
 	est, se = math.NaN(), math.NaN()
-	for _, cs := range cols {
+	for k, cs := range cols {
+		if k == 2 && math.IsNaN(A2) {
+			continue // ‖K‖²_F unknown: no second variate
+		}
 		p := len(cs) + 1
 		s := len(b)
 		if s <= p {

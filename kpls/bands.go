@@ -98,17 +98,17 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 			for _, v := range h[i*n : (i+1)*n] {
 				h2 += v * v
 			}
-			out[r0+i] = band(m.yMean+f[i], h2, n, sigma, zq, opt)
+			out[r0+i] = band(m.yMean+f[i], h2, m.total(), sigma, zq, opt)
 		}
 	}
 	return out, nil
 }
 
 // band is a prediction with the band of variance σ̂²(h2 + 1/n), or
-// σ̂²·h2 without the intercept's share.
-func band(yhat, h2 float64, n int, sigma, zq float64, opt BandOptions) Band {
+// σ̂²·h2 without the intercept's share (n: N = Σw with weights).
+func band(yhat, h2, n float64, sigma, zq float64, opt BandOptions) Band {
 	if !opt.NoIntercept {
-		h2 += 1 / float64(n)
+		h2 += 1 / n
 	}
 	se := sigma * math.Sqrt(h2)
 	return Band{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}

@@ -75,6 +75,8 @@ func (m *Model) alphaJacobian(ctx context.Context, comp int) ([]float64, error) 
 
 // exactVectors is bandRun.vectors on the exact path: h_i = C Jᵀk_c(x_i)
 // with J = ∂α_m/∂y_c and C the centring (y_c = C y), and f_i = k_c(x_i)ᵀα_m.
+// With weights C projects off √w, the vector K̃ annihilates: the
+// constant vector of the copied rows in tilde coordinates.
 func (r *bandRun) exactVectors(rows int) (h, f []float64) {
 	m, n := r.m, r.m.n
 	alpha := m.alpha[r.comp*n : (r.comp+1)*n]
@@ -83,12 +85,12 @@ func (r *bandRun) exactVectors(rows int) (h, f []float64) {
 		hi, ki := r.s[i*n:(i+1)*n], r.kx[i*n:(i+1)*n]
 		var mean, fi float64
 		for j, v := range hi {
-			mean += v
+			mean += m.rootWeight(j) * v
 			fi += ki[j] * alpha[j]
 		}
-		mean /= float64(n)
+		mean /= m.total()
 		for j := range hi {
-			hi[j] -= mean
+			hi[j] -= mean * m.rootWeight(j)
 		}
 		r.f[i] = fi
 	}

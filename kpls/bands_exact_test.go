@@ -81,7 +81,7 @@ func TestBandsExactPath(t *testing.T) {
 		for _, v := range hv[i*n : (i+1)*n] {
 			h2 += v * v
 		}
-		got := band(m.yMean+f[i], h2, n, m.Stats()[8].Sigma, 1, BandOptions{})
+		got := band(m.yMean+f[i], h2, float64(n), m.Stats()[8].Sigma, 1, BandOptions{})
 		if relErr(got.SE, ritzBands[i].SE) > 1e-7 || relErr(got.Yhat, ritzBands[i].Yhat) > 1e-12 {
 			t.Errorf("point %d: exact path %+v, Ritz path %+v", i, got, ritzBands[i])
 		}

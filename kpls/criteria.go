@@ -60,8 +60,7 @@ func ParseCriterion(s string) (Criterion, error) {
 
 // fillCriteria computes DoFClipped, σ̂ and the criteria from RSS, DoF and
 // YhatSq (docs/design.md §4). An unknown DoF (NaN) leaves them NaN.
-func fillCriteria(s *Stats, n int, dofMax float64) {
-	nf := float64(n)
+func fillCriteria(s *Stats, nf, dofMax float64) {
 	if math.IsNaN(s.DoF) {
 		s.DoFClipped, s.Sigma, s.AIC, s.BIC, s.GMDL, s.GCV = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		return

@@ -34,7 +34,10 @@ func denseRows(x mat.Matrix, what string) ([]float64, int, int, error) {
 
 // learnScaling computes training means and standard deviations (n−1).
 // A constant column keeps scale 1; its index is returned for a warning.
-func learnScaling(x []float64, n, d int) (scaling, []int) {
+func learnScaling(x []float64, n, d int, w []float64) (scaling, []int) {
+	if w != nil {
+		return learnWeightedScaling(x, n, d, w)
+	}
 	s := scaling{Mean: make([]float64, d), Scale: make([]float64, d)}
 	var constant []int
 	for j := 0; j < d; j++ {

@@ -22,8 +22,9 @@ type fitter struct {
 	x     []float64 // n×d training inputs, standardised
 	scale *scaling  // nil with RawFeatures
 	yMean float64
-	yc    []float64 // centred training response
+	yc    []float64 // centred training response (ỹ with weights)
 	warns []Warning // about the data
+	wt    *weighting // nil without Options.Weights
 
 	// buf is the memory of the kernel matrix. op lives in it while this
 	// fitter is buf's owner; another fitter that builds into buf takes
@@ -53,6 +54,12 @@ func newFitter(x mat.Matrix, y []float64, opts Options, buf *kernelBuffer) (*fit
 	if err != nil {
 		return nil, err
 	}
+	var wt *weighting
+	if opts.Weights != nil {
+		if xs, y, n, wt, err = weightedRows(xs, y, n, d, opts); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkResponse(y, n, d); err != nil {
 		return nil, err
 	}
@@ -63,25 +70,39 @@ func newFitter(x mat.Matrix, y []float64, opts Options, buf *kernelBuffer) (*fit
 	if buf == nil {
 		buf = new(kernelBuffer)
 	}
-	f := &fitter{raw: opts, opts: o, n: n, d: d, x: xs, buf: buf}
+	f := &fitter{raw: opts, opts: o, n: n, d: d, x: xs, buf: buf, wt: wt}
+	if wt != nil && len(wt.w) < len(opts.Weights) {
+		f.warns = append(f.warns, warnf(WarnWeights, "%d of %d rows have weight 0 and are left out", len(opts.Weights)-len(wt.w), len(opts.Weights)))
+	}
 	if !o.RawFeatures {
-		s, constant := learnScaling(xs, n, d)
+		var w []float64
+		if wt != nil {
+			w = wt.w
+		}
+		s, constant := learnScaling(xs, n, d, w)
 		s.apply(xs, n, d)
 		f.scale = &s
 		for _, j := range constant {
 			f.warns = append(f.warns, warnf(WarnConstantFeature, "feature %s is constant: left unscaled", featureName(o.FeatureNames, j)))
 		}
 	}
-	var sum float64
-	for _, v := range y {
-		sum += v
-	}
-	f.yMean = sum / float64(n)
-	f.yc = make([]float64, n)
 	var ss float64
-	for i, v := range y {
-		f.yc[i] = v - f.yMean
-		ss += f.yc[i] * f.yc[i]
+	if wt != nil {
+		f.yMean, f.yc = wt.centre(y)
+		for _, v := range f.yc {
+			ss += v * v
+		}
+	} else {
+		var sum float64
+		for _, v := range y {
+			sum += v
+		}
+		f.yMean = sum / float64(n)
+		f.yc = make([]float64, n)
+		for i, v := range y {
+			f.yc[i] = v - f.yMean
+			ss += f.yc[i] * f.yc[i]
+		}
 	}
 	if isNaNOrInf(ss) {
 		return nil, fmt.Errorf("%w: y is too large in magnitude (its mean or sum of squares overflows)", ErrNonFinite)
@@ -187,6 +208,11 @@ func (f *fitter) build(ctx context.Context, s Storage, limit int64) (kernelop.Op
 		return nil, err
 	}
 	f.storage, f.kstats = s, op.Stats()
+	if f.wt != nil {
+		if op, err = newWeightedOp(ctx, op, f.wt, kernelDiag(f.opts.Kernel, f.x, f.n, f.d)); err != nil {
+			return nil, err
+		}
+	}
 	if f.passes != nil {
 		*f.passes++
 		op = counted{op, f.passes}
@@ -298,6 +324,11 @@ func (f *fitter) continueFloat64(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if f.wt != nil {
+		if mf, err = newWeightedOp(ctx, mf, f.wt, kernelDiag(f.opts.Kernel, f.x, f.n, f.d)); err != nil {
+			return err
+		}
+	}
 	if f.passes != nil {
 		mf = counted{mf, f.passes}
 	}
@@ -314,9 +345,19 @@ func (f *fitter) continueFloat64(ctx context.Context) error {
 func (f *fitter) model(ctx context.Context) (*Model, error) {
 	o := f.opts
 	kr, n := f.kr, f.n
+	means := f.kstats
+	if f.wt != nil {
+		// The weighted means, which centring a new point needs, are the
+		// weighted operator's.
+		op, err := f.operator(ctx)
+		if err != nil {
+			return nil, err
+		}
+		means = op.Stats()
+	}
 	m := &Model{
-		opts: o, n: n, d: f.d, scale: f.scale, x: f.x, yMean: f.yMean, yc: f.yc,
-		colMean: f.kstats.ColMean, grand: f.kstats.Grand, storage: f.storage,
+		opts: o, n: n, d: f.d, scale: f.scale, x: f.x, yMean: f.yMean, yc: f.yc, wt: f.wt,
+		colMean: means.ColMean, grand: means.Grand, storage: f.storage,
 		valid: min(o.Components, kr.steps), steps: kr.steps, lanczos: min(o.Lanczos, kr.steps), stop: kr.stop,
 	}
 	m.warns = append([]Warning(nil), f.warns...)
@@ -348,10 +389,11 @@ func (f *fitter) model(ctx context.Context) (*Model, error) {
 		if m.dofSE != nil {
 			s.DoFSE = m.dofSE[i]
 		}
-		for _, v := range kr.yhat[i*n : (i+1)*n] {
-			s.YhatSq += (v + m.yMean) * (v + m.yMean)
+		for j, v := range kr.yhat[i*n : (i+1)*n] {
+			v += m.rootWeight(j) * m.yMean
+			s.YhatSq += v * v
 		}
-		fillCriteria(s, n, dofMax)
+		fillCriteria(s, m.total(), dofMax)
 	}
 	return m, nil
 }
@@ -385,8 +427,21 @@ func (f *fitter) dof(ctx context.Context, m *Model) ([]float64, error) {
 		// The control variates need the traces of the matrix the
 		// products apply (float32's, when stored so).
 		tr, frob2 := op.Stats().Applied()
+		var null []float64
+		if f.wt != nil {
+			// K̃ annihilates √w, not the constant vector, and unless the
+			// weights are equal only a bound on ‖K̃‖_F is known: no
+			// second control variate then.
+			if wop, ok := unwrapWeighted(op); !ok || !wop.frobExact {
+				frob2 = math.NaN()
+			}
+			null = make([]float64, f.n)
+			for i, v := range f.wt.sw {
+				null[i] = v / math.Sqrt(f.wt.total)
+			}
+		}
 		dof, m.dofSE, why, err = approxDoF(ctx, approxInput{
-			bl: o.Backend, op: op, yc: f.yc, kr: f.kr, trK: tr, trK2: frob2,
+			bl: o.Backend, op: op, yc: f.yc, kr: f.kr, trK: tr, trK2: frob2, null: null,
 			lz: newLanczos(m.l, m.steps), mMax: m.valid, probes: o.probes(m.n), seed: o.Seed,
 			progress: f.report(StageDoF),
 		})

@@ -53,7 +53,7 @@ func sameTraining(first, m *Model) error {
 	switch {
 	case m.n != first.n || m.d != first.d:
 		return fmt.Errorf("fitted to %d×%d inputs, the first model to %d×%d", m.n, m.d, first.n, first.d)
-	case !sameBits(m.yc, first.yc) || math.Float64bits(m.yMean) != math.Float64bits(first.yMean):
+	case !sameBits(m.yc, first.yc) || math.Float64bits(m.yMean) != math.Float64bits(first.yMean) || !sameBits(m.Weights(), first.Weights()):
 		return fmt.Errorf("fitted to another response than the first model")
 	case !slices.Equal(mo.FeatureNames, fo.FeatureNames):
 		return fmt.Errorf("its features %q differ from the first model's %q", mo.FeatureNames, fo.FeatureNames)
@@ -95,10 +95,10 @@ func (a *Mean) meanStats() Stats {
 		f /= k
 		e := first.yc[j] - f
 		s.RSS += e * e
-		f += first.yMean
+		f += first.rootWeight(j) * first.yMean
 		s.YhatSq += f * f
 	}
-	fillCriteria(&s, n, dofMax)
+	fillCriteria(&s, first.total(), dofMax)
 	return s
 }
 
@@ -206,7 +206,7 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 			for _, v := range grad[i*n : (i+1)*n] {
 				h2 += v * v
 			}
-			out[r0+i] = band(yhat[i], h2, n, sigma, zq, opt)
+			out[r0+i] = band(yhat[i], h2, first.total(), sigma, zq, opt)
 		}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
@@ -38,6 +39,10 @@ type Model struct {
 	// storage is how the fit held the kernel matrix ("" in a loaded
 	// model until bands need the matrix).
 	storage Storage
+	// wt is the weighting of a weighted fit (Options.Weights), nil
+	// without: yc, alpha, t and g are then in its tilde coordinates, and
+	// colMean and grand are the weighted means Kw/N and wᵀKw/N².
+	wt *weighting
 
 	// The centred kernel matrix as an operator, kept from Fit or built on
 	// the first request for confidence bands.
@@ -202,5 +207,43 @@ func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
 	for _, v := range m.yc {
 		tss += v * v
 	}
-	return math.Sqrt(rss / float64(m.n)), 1 - rss/tss
+	return math.Sqrt(rss / m.total()), 1 - rss/tss
+}
+
+// Weights returns the frequency weights of the rows the model was fitted
+// to (those of positive weight, in their order), nil for an unweighted
+// fit.
+func (m *Model) Weights() []float64 {
+	if m.wt == nil {
+		return nil
+	}
+	return append([]float64(nil), m.wt.w...)
+}
+
+// total is N, the number of rows the fit counts: Σw with weights, else n.
+func (m *Model) total() float64 {
+	if m.wt != nil {
+		return m.wt.total
+	}
+	return float64(m.n)
+}
+
+// rootWeight is √w_i, 1 without weights: the factor from row i's
+// fitted value to its tilde coordinate.
+func (m *Model) rootWeight(i int) float64 {
+	if m.wt != nil {
+		return m.wt.sw[i]
+	}
+	return 1
+}
+
+// centre turns rows uncentred kernel rows c (rows×n) into the centred
+// vectors the model's coefficients apply to: k_c(x), or with weights
+// k̃(x) = W^{1/2}k_w(x).
+func (m *Model) centre(c []float64, rows int) {
+	if m.wt != nil {
+		m.wt.weightedCentre(c, rows, m.n, m.colMean, m.grand)
+		return
+	}
+	gram.CenterCross(c, rows, m.n, m.colMean, m.grand)
 }

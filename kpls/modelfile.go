@@ -49,6 +49,9 @@ type fileMeta struct {
 	// Storage is how the fit held the kernel matrix (empty in files
 	// written before it was recorded).
 	Storage Storage `json:"storage,omitempty"`
+	// Weights are a weighted fit's frequency weights of the rows it kept
+	// (version 5 only; none in an unweighted model).
+	Weights []float64 `json:"weights,omitempty"`
 }
 
 // fileArrays are a model's arrays, in the order version 4 files list them.
@@ -101,7 +104,7 @@ func val(p *float64) float64 {
 func payloadOf(m *Model) payload {
 	p := payload{
 		fileMeta: fileMeta{Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, YMean: m.yMean, Grand: m.grand,
-			Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage},
+			Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage, Weights: m.Weights()},
 		fileArrays: fileArrays{X: m.x, YC: m.yc, ColMean: m.colMean, Alpha: m.alpha, T: m.t, G: m.g, L: m.l},
 	}
 	if m.stop.Reason != StopNone {
@@ -147,6 +150,18 @@ func (p *payload) into(m *Model, version int) error {
 		stats: p.stats()}
 	if p.Stop != nil {
 		m.stop = *p.Stop
+	}
+	if p.Weights != nil {
+		if version < FormatVersion {
+			return fmt.Errorf("%w: weights in a file of version %d", ErrModelFile, version)
+		}
+		if err := checkWeights(p.Weights, p.N); err != nil {
+			return fmt.Errorf("%w: %v", ErrModelFile, err)
+		}
+		m.wt, _ = newWeighting(p.Weights)
+		if len(m.wt.w) != p.N {
+			return fmt.Errorf("%w: a weight of 0 in a model's weights", ErrModelFile)
+		}
 	}
 	if version < 2 {
 		// Version 1 recorded no choice; its default was gMDL's.

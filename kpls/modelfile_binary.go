@@ -112,7 +112,7 @@ func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, e
 		return nil, err
 	}
 	f := &fileWriter{version: FormatVersionPlain}
-	if means != nil {
+	if means != nil || slices.ContainsFunc(models, func(m *Model) bool { return m != nil && m.wt != nil }) {
 		f.version = FormatVersion
 	}
 	h := fileHeader{Format: FormatName, Version: f.version, Entries: make([]fileEntry, len(models)), Means: means}
@@ -169,7 +169,7 @@ func sameBits(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	if &a[0] == &b[0] {
+	if len(a) == 0 || &a[0] == &b[0] {
 		return true
 	}
 	for i, v := range a {
@@ -319,8 +319,8 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: bad array section length %d", ErrModelFile, h.ArrayBytes)
 	case h.Version == FormatVersionPlain && h.Means != nil:
 		return nil, fmt.Errorf("%w: a version %d header with means", ErrModelFile, h.Version)
-	case h.Version > FormatVersionPlain && h.Means == nil:
-		return nil, fmt.Errorf("%w: a version %d header without means", ErrModelFile, h.Version)
+	case h.Version > FormatVersionPlain && h.Means == nil && !slices.ContainsFunc(h.Entries, func(e fileEntry) bool { return e.Weights != nil }):
+		return nil, fmt.Errorf("%w: a version %d header without means or weights", ErrModelFile, h.Version)
 	}
 	if h.Means != nil {
 		names := make([]string, len(h.Entries))

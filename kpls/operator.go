@@ -268,6 +268,9 @@ func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
 			kernel: m.opts.Kernel, x: m.x, n: m.n, d: m.d, storage: s, limit: limit,
 			backend: m.opts.Backend, buf: new(kernelBuffer), progress: func(int, int) {},
 		})
+		if m.opErr == nil && m.wt != nil {
+			m.op, m.opErr = newWeightedOp(context.WithoutCancel(ctx), m.op, m.wt, kernelDiag(m.opts.Kernel, m.x, m.n, m.d))
+		}
 	})
 	return m.op, m.opErr
 }

@@ -100,6 +100,15 @@ type Options struct {
 	// Optional; if set, one per column.
 	TargetNames []string `json:"-"`
 
+	// Weights, if not nil, are frequency weights, one per row of x: a row
+	// of weight w counts as w copies of itself (w need not be an
+	// integer). Rows of weight 0 are left out; a negative, NaN or
+	// infinite weight, or weights summing to 0, is an error. Fit takes
+	// them, with every DoF method, bands and intervals (docs/design.md
+	// §5); Select and a precomputed kernel do not yet. A model keeps the
+	// weights of the rows it kept (Model.Weights); its Options have none.
+	Weights []float64 `json:"-"`
+
 	// Storage is how the fit holds the centred kernel matrix; the zero
 	// value (StorageAuto) chooses by MemoryLimit. Not saved with a model:
 	// a loaded model that needs its kernel matrix (confidence bands)

@@ -78,7 +78,7 @@ func (m *Model) predictTo(ctx context.Context, dst, reach []float64, x mat.Matri
 				reach[r0+r] = rowMax(c[r*m.n : (r+1)*m.n])
 			}
 		}
-		gram.CenterCross(c, rows, m.n, m.colMean, m.grand)
+		m.centre(c, rows)
 		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, dst[r0:r0+rows], 1)
 		for i := r0; i < r0+rows; i++ {
 			dst[i] += m.yMean
@@ -146,7 +146,7 @@ func (m *Model) predictFrom(ctx context.Context, x mat.Matrix, from int) ([]floa
 	if cols <= 0 {
 		return nil, nil
 	}
-	if mustBehave(m.opts.Kernel).inputs() == inputLinear && m.d > 0 {
+	if mustBehave(m.opts.Kernel).inputs() == inputLinear && m.d > 0 && m.wt == nil {
 		return m.predictLinear(z, p, from, cols), nil
 	}
 	out := make([]float64, p*cols)
@@ -214,5 +214,5 @@ func (m *Model) inputs(x mat.Matrix) ([]float64, int, error) {
 // centredCross fills c (rows×n) with the centred kernel vectors k_c(z_i).
 func (m *Model) centredCross(c, z []float64, rows int) {
 	crossKernel(c, m.opts.Kernel, z, rows, m.x, m.n, m.d)
-	gram.CenterCross(c, rows, m.n, m.colMean, m.grand)
+	m.centre(c, rows)
 }

@@ -301,6 +301,9 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 		}
 		so.Kernels = []Kernel{opts.Kernel}
 	}
+	if opts.Weights != nil {
+		return nil, nil, fmt.Errorf("%w: Select does not take weights yet (cross-validation over weighted rows is not built): choose with Fit's criteria, or select on the rows repeated", ErrBadOption)
+	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
 		return nil, nil, err

@@ -40,6 +40,8 @@ const (
 	// WarnKept: the model holds fewer components than its fit found valid:
 	// it was kept to m components (Model.Truncated) before being saved.
 	WarnKept WarningCode = "kept"
+	// WarnWeights: rows of weight 0 were left out of a weighted fit.
+	WarnWeights WarningCode = "weights"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"

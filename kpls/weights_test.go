@@ -1,0 +1,223 @@
+package kpls
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// repeated returns the rows of x and y repeated w_i times each.
+func repeated(x *mat.Dense, y []float64, w []float64) (*mat.Dense, []float64) {
+	_, d := x.Dims()
+	var xs, ys []float64
+	for i, wi := range w {
+		for range int(wi) {
+			xs = append(xs, x.RawRowView(i)...)
+			ys = append(ys, y[i])
+		}
+	}
+	return mat.NewDense(len(ys), d, xs), ys
+}
+
+// sameFit checks that b predicts, scores and bands as a does, to tol
+// relative, for m = 0..comp.
+func sameFit(t *testing.T, what string, a, b *Model, z mat.Matrix, comp int, tol float64) {
+	t.Helper()
+	ctx := context.Background()
+	close := func(x, y float64) bool {
+		return math.Abs(x-y) <= tol*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
+	}
+	for m := 0; m <= comp; m++ {
+		pa, err1 := a.Predict(ctx, z, m)
+		pb, err2 := b.Predict(ctx, z, m)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s m=%d: %v %v", what, m, err1, err2)
+		}
+		for i := range pa {
+			if !close(pa[i], pb[i]) {
+				t.Errorf("%s m=%d row %d: %.15g, want %.15g", what, m, i, pb[i], pa[i])
+			}
+		}
+		sa, sb := a.Stats()[m], b.Stats()[m]
+		for _, pair := range [][3]any{{"RSS", sa.RSS, sb.RSS}, {"DoF", sa.DoF, sb.DoF}, {"σ̂", sa.Sigma, sb.Sigma},
+			{"GCV", sa.GCV, sb.GCV}, {"BIC", sa.BIC, sb.BIC}, {"gMDL", sa.GMDL, sb.GMDL}} {
+			if !close(pair[1].(float64), pair[2].(float64)) {
+				t.Errorf("%s m=%d: %s %.15g, want %.15g", what, m, pair[0], pair[2], pair[1])
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		ra, _ := a.TrainingFit(m)
+		rb, _ := b.TrainingFit(m)
+		if !close(ra, rb) {
+			t.Errorf("%s m=%d: training RMSE %v, want %v", what, m, rb, ra)
+		}
+		for _, intervals := range []bool{false, true} {
+			band := a.PredictBands
+			bandB := b.PredictBands
+			if intervals {
+				band, bandB = a.PredictIntervals, b.PredictIntervals
+			}
+			ba, err1 := band(ctx, z, m, BandOptions{Level: 0.9})
+			bb, err2 := bandB(ctx, z, m, BandOptions{Level: 0.9})
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s bands m=%d: %v %v", what, m, err1, err2)
+			}
+			for i := range ba {
+				if !close(ba[i].SE, bb[i].SE) || !close(ba[i].Lower, bb[i].Lower) {
+					t.Errorf("%s m=%d row %d (intervals %v): %+v, want %+v", what, m, i, intervals, bb[i], ba[i])
+				}
+			}
+		}
+	}
+}
+
+// TestWeightsAreRepeatedRows: a fit with integer weights (zeros among
+// them) predicts, scores, bands and gives the exact and Lanczos DoF of
+// the fit to the rows repeated that many times, to 1e-9, with rbf and
+// linear kernels and with the features standardised or raw.
+func TestWeightsAreRepeatedRows(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(40, 3, 51)
+	z, _ := gaussData(6, 3, 52)
+	rng := rand.New(rand.NewPCG(9, 9))
+	w := make([]float64, 40)
+	for i := range w {
+		w[i] = float64(rng.IntN(4)) // 0..3
+	}
+	xr, yr := repeated(x, y, w)
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"rbf/exact", Options{Kernel: RBF{Width: 2}, DoF: DoFExact}},
+		{"rbf/raw/lanczos", Options{Kernel: RBF{Width: 3}, RawFeatures: true, DoF: DoFLanczos, Lanczos: 12}},
+		{"linear/exact", Options{Kernel: Linear{}, DoF: DoFExact}},
+		{"matern/exact", Options{Kernel: Matern{Nu: 2.5, Width: 1.5}, DoF: DoFExact}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			comp := 5
+			if _, ok := c.o.Kernel.(Linear); ok {
+				comp = 3
+			}
+			o := c.o
+			o.Components = comp
+			rep, err := Fit(ctx, xr, yr, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Weights = w
+			wf, err := Fit(ctx, x, y, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wf.N() != 40-countZeros(w) {
+				t.Errorf("the weighted fit kept %d rows, want %d", wf.N(), 40-countZeros(w))
+			}
+			sameFit(t, "weights against repeated rows", rep, wf, z, comp, 1e-9)
+		})
+	}
+}
+
+func countZeros(w []float64) int {
+	k := 0
+	for _, v := range w {
+		if v == 0 {
+			k++
+		}
+	}
+	return k
+}
+
+// TestWeightsOfOne: weights all 1 give the unweighted fit to 1e-12, the
+// approximate DoF included (equal weights keep both control variates).
+func TestWeightsOfOne(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(60, 3, 53)
+	z, _ := gaussData(5, 3, 54)
+	for _, dof := range []DoFMethod{DoFApprox, DoFExact} {
+		o := Options{Kernel: RBF{Width: 2}, Components: 6, DoF: dof, Seed: 3}
+		plain, err := Fit(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Weights = make([]float64, 60)
+		for i := range o.Weights {
+			o.Weights[i] = 1
+		}
+		ones, err := Fit(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFit(t, string(dof)+", weights of 1 against none", plain, ones, z, 6, 1e-12)
+	}
+}
+
+// TestWeightedModelFile: a weighted model is a file of version 5 that
+// reads back predicting and banding bit for bit, with its weights.
+func TestWeightedModelFile(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(30, 2, 55)
+	z, _ := gaussData(4, 2, 56)
+	w := make([]float64, 30)
+	for i := range w {
+		w[i] = 0.5 + float64(i%3)
+	}
+	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 1}, Components: 4, Weights: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(buf.Bytes()[8:12]); v != 5 {
+		t.Errorf("a weighted model is written as version %d, want 5", v)
+	}
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBits(l.Weights(), w) {
+		t.Errorf("weights %v, want %v", l.Weights(), w)
+	}
+	samePredictions(t, "weighted, loaded", m, l, z)
+}
+
+// TestWeightsRefused: weights of the wrong length, negative, NaN or
+// summing to zero are errors, as are weights with Select or a
+// precomputed kernel matrix.
+func TestWeightsRefused(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(20, 2, 57)
+	ones := func() []float64 {
+		w := make([]float64, 20)
+		for i := range w {
+			w[i] = 1
+		}
+		return w
+	}
+	neg, nan, zero := ones(), ones(), make([]float64, 20)
+	neg[3], nan[5] = -1, math.NaN()
+	for name, c := range map[string]struct {
+		w    []float64
+		want error
+	}{"short": {ones()[:19], ErrShape}, "negative": {neg, ErrBadOption}, "NaN": {nan, ErrBadOption}, "all zero": {zero, ErrBadOption}} {
+		if _, err := Fit(ctx, x, y, Options{Weights: c.w}); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := Select(ctx, x, y, SelectOptions{Options: Options{Weights: ones()}}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("Select with weights: %v", err)
+	}
+	if _, err := Fit(ctx, naiveGram(x, cauchy), y, Options{Kernel: Precomputed{}, Weights: ones()}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("a precomputed kernel with weights: %v", err)
+	}
+}
