@@ -22,8 +22,8 @@ type fitter struct {
 	x     []float64 // n×d training inputs, standardised
 	scale *scaling  // nil with RawFeatures
 	yMean float64
-	yc    []float64 // centred training response (ỹ with weights)
-	warns []Warning // about the data
+	yc    []float64  // centred training response (ỹ with weights)
+	warns []Warning  // about the data
 	wt    *weighting // nil without Options.Weights
 
 	// buf is the memory of the kernel matrix. op lives in it while this
