@@ -32,7 +32,28 @@ type fitJSON struct {
 	Components          []componentJSON `json:"components"`
 	Selected            selectedJSON    `json:"selected"`
 	Training            trainingJSON    `json:"training"`
+	Weights             *weightsJSON    `json:"weights,omitempty"`
 	Model               string          `json:"model,omitempty"`
+}
+
+// weightsJSON describes the frequency weights of a weighted fit.
+type weightsJSON struct {
+	Column string  `json:"column"`
+	Total  float64 `json:"total"` // N = Σw, the rows the fit counts
+	Zero   int     `json:"zero_rows"`
+}
+
+// weightsOf describes m's weights (--weights col), nil without.
+func weightsOf(m *kpls.Model, col string, rows int) *weightsJSON {
+	w := m.Weights()
+	if w == nil {
+		return nil
+	}
+	j := &weightsJSON{Column: col, Zero: rows - len(w)}
+	for _, v := range w {
+		j.Total += v
+	}
+	return j
 }
 
 // fitConfig is a checked `kpls fit` command line.
@@ -49,6 +70,7 @@ type fitResult struct {
 	ms       []*kpls.Model
 	features []string
 	targets  []string
+	rows     int // data rows read, those of weight 0 included
 }
 
 func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
@@ -126,6 +148,7 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 	}
 	opts := cfg.opts
 	opts.FeatureNames = tr.Features
+	opts.Weights = tr.W
 	if opts.DoF == kpls.DoFExact && t.Rows > 3000 {
 		// Cubic: 2·n³·M flops for the forward-mode Jacobian.
 		n, comp := float64(t.Rows), float64(max(opts.Components, kpls.DefaultComponents))
@@ -154,7 +177,7 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 			return nil, err
 		}
 	}
-	return &fitResult{ms: ms, features: tr.Features, targets: tr.Targets}, nil
+	return &fitResult{ms: ms, features: tr.Features, targets: tr.Targets, rows: tr.N}, nil
 }
 
 // render writes the result as JSON (--json) or as text, one document or
@@ -184,7 +207,7 @@ func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
 		ComponentsRequested: o.Components, ValidComponents: m.ValidComponents(), Backend: backendName(o),
 		Storage: storageOf(m), Warnings: cli.NonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
-		Training: trainingOf(m, sel.M), Model: cfg.modelOut,
+		Training: trainingOf(m, sel.M), Weights: weightsOf(m, cfg.mf.Weights, r.rows), Model: cfg.modelOut,
 	}
 }
 
@@ -194,7 +217,11 @@ func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.targets[i])
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
 	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.ValidComponents(), o.Components, backendName(o))
-	fmt.Fprintf(w, "storage    %s\n\n", describeStorage(storageOf(m)))
+	fmt.Fprintf(w, "storage    %s\n", describeStorage(storageOf(m)))
+	if wj := weightsOf(m, cfg.mf.Weights, r.rows); wj != nil {
+		fmt.Fprintf(w, "weights    column %q: the fit counts N = %s rows (%d of weight 0 left out)\n", wj.Column, cli.Cell(wj.Total), wj.Zero)
+	}
+	fmt.Fprintln(w)
 	statsTable(w, m.Stats(), sel.M, false, 0)
 	tr := trainingOf(m, sel.M)
 	fmt.Fprintf(w, "\nselected   m = %d by %s (gcv %d, bic %d, aic %d, gmdl %d); DoF include the intercept\n",

@@ -208,6 +208,8 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
 	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
 		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
+	case cfg.mf.Weights != "":
+		return nil, cli.Usagef("--weights: select does not take weights yet (cross-validation over weighted rows is not built); fit takes them, or repeat the rows")
 	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
 		return nil, cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
 	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:

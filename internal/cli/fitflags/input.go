@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -147,16 +148,27 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	if name == "-" {
 		name = "stdin"
 	}
-	for _, c := range append(append(slices.Clip(drop), feats...), m.ID) {
+	for _, c := range append(append(slices.Clip(drop), feats...), m.ID, m.Weights) {
 		if c != "" && !slices.Contains(names, c) {
 			return nil, unknownColumn(name, names, c)
 		}
+	}
+	switch w := m.Weights; {
+	case w == "":
+	case w == m.ID:
+		return nil, cli.Usagef("--weights %q is also the --id column", w)
+	case slices.Contains(feats, w):
+		return nil, cli.Usagef("--weights %q is also listed in --features", w)
+	case slices.Contains(drop, w):
+		return nil, cli.Usagef("--weights %q is also listed in --drop", w)
 	}
 	targets, err := list("target", m.Target)
 	if err != nil {
 		return nil, err
 	}
-	excluded := func(c string) bool { return c == m.ID || slices.Contains(drop, c) || slices.Contains(feats, c) }
+	excluded := func(c string) bool {
+		return c == m.ID || c == m.Weights && c != "" || slices.Contains(drop, c) || slices.Contains(feats, c)
+	}
 	if targets == nil {
 		for j := len(names) - 1; j >= 0; j-- {
 			if !excluded(names[j]) {
@@ -177,6 +189,8 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 			return nil, unknownColumn(name, names, target)
 		case target == m.ID:
 			return nil, cli.Usagef("--id %q is also the target", m.ID)
+		case target == m.Weights:
+			return nil, cli.Usagef("--weights %q is also the target", m.Weights)
 		case slices.Contains(feats, target):
 			return nil, cli.Usagef("--features: %q is the target", target)
 		case slices.Contains(drop, target):
@@ -194,7 +208,11 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	if len(feats) == 0 {
 		return nil, cli.Usagef("--data %s: no feature columns besides the target %q", name, target)
 	}
-	t, err := r.Read(dataset.Columns{Numeric: append(feats, targets...), ID: m.ID})
+	numeric := append(feats, targets...)
+	if m.Weights != "" {
+		numeric = append(numeric, m.Weights)
+	}
+	t, err := r.Read(dataset.Columns{Numeric: numeric, ID: m.ID})
 	if err != nil {
 		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
 			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
@@ -256,6 +274,7 @@ type Training struct {
 	N        int
 	X        []float64 // N×len(Features), row-major
 	Y        []float64 // N×len(Targets), row-major
+	W        []float64 // the --weights column, nil without
 	Features []string
 	Targets  []string
 }
@@ -271,7 +290,11 @@ func (m *Model) Split(t *dataset.Table) (*Training, error) {
 		targets = []string{t.Names[t.Cols-1]}
 	}
 	q := len(targets)
-	d := t.Cols - q
+	nw := 0
+	if m.Weights != "" {
+		nw = 1
+	}
+	d := t.Cols - q - nw
 	if d < 1 {
 		return nil, cli.Usagef("--data %s: no feature columns besides the targets", t.File)
 	}
@@ -279,7 +302,45 @@ func (m *Model) Split(t *dataset.Table) (*Training, error) {
 	for i := range t.Rows {
 		row := t.Data[i*t.Cols : (i+1)*t.Cols]
 		tr.X = append(tr.X, row[:d]...)
-		tr.Y = append(tr.Y, row[d:]...)
+		tr.Y = append(tr.Y, row[d:d+q]...)
+		if nw == 1 {
+			tr.W = append(tr.W, row[d+q])
+		}
+	}
+	if nw == 1 {
+		return tr, m.checkWeights(t, tr.W)
 	}
 	return tr, nil
+}
+
+// checkWeights checks the --weights column: every weight finite and
+// ≥ 0, and some positive; errors name the file, line and column.
+func (m *Model) checkWeights(t *dataset.Table, w []float64) error {
+	col := m.Weights
+	var sum float64
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: line %d, column %q: weight %v, want a number ≥ 0 (a row of weight w counts as w copies)", t.File, m.dataLine(t, i), col, v)
+		}
+		sum += v
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		return fmt.Errorf("%s: column %q: the weights sum to %v, want a positive finite sum", t.File, col, sum)
+	}
+	return nil
+}
+
+// dataLine is the line of the file holding data row i (0-based), given
+// the header and the rows --drop-missing left out.
+func (m *Model) dataLine(t *dataset.Table, i int) int {
+	line := i + 1
+	if !m.NoHeader {
+		line++
+	}
+	for _, l := range t.Dropped {
+		if l <= line {
+			line++
+		}
+	}
+	return line
 }

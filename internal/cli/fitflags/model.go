@@ -26,6 +26,8 @@ type Model struct {
 	Seed        uint64
 	Storage     string
 	MemoryLimit string
+	// Weights is the column of frequency weights (--weights), empty for none.
+	Weights string
 	Input
 }
 
@@ -44,6 +46,7 @@ func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	fs.Uint64Var(&m.Seed, "seed", 0, "seed of the random probes behind --dof approx")
 	fs.StringVar(&m.Storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest), matrix-free (recomputed in every product) or features (the linear kernel through its centred inputs, 8nd bytes; auto's choice for it)")
 	fs.StringVar(&m.MemoryLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+FormatBytes(kpls.DefaultMemoryLimit())+" here)")
+	fs.StringVar(&m.Weights, "weights", "", "`column` of frequency weights: a row of weight w counts as w copies of itself (w ≥ 0, not necessarily whole; 0 leaves the row out); never a feature")
 	m.Input.Register(fs, true)
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFitWeights: `fit --weights w` on rows with integer weights (zeros
+// among them) reports the RSS, DoF and σ̂ of the fit to the rows repeated
+// that many times (1e-9), its model predicts what that fit's does, and
+// the document counts N and the rows of weight 0; a negative weight is an
+// error naming its line and column, and select refuses --weights.
+func TestFitWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var wcsv, rcsv strings.Builder
+	wcsv.WriteString("a,b,w,y\n")
+	rcsv.WriteString("a,b,y\n")
+	var total float64
+	zeros := 0
+	for range 50 {
+		a, b := 4*rng.Float64()-2, 4*rng.Float64()-2
+		y := math.Sin(2*a) + 0.5*b + 0.2*rng.NormFloat64()
+		w := rng.IntN(4)
+		total += float64(w)
+		if w == 0 {
+			zeros++
+		}
+		wcsv.WriteString(fmtF(a) + "," + fmtF(b) + "," + fmtF(float64(w)) + "," + fmtF(y) + "\n")
+		for range w {
+			rcsv.WriteString(fmtF(a) + "," + fmtF(b) + "," + fmtF(y) + "\n")
+		}
+	}
+	weighted := writeFile(t, "weighted.csv", wcsv.String())
+	rep := writeFile(t, "repeated.csv", rcsv.String())
+	test := writeFile(t, "test.csv", noisyCSV(20, 0.2, 5))
+	dir := t.TempDir()
+	type fitDoc struct {
+		N          int
+		Features   []string
+		Components []struct{ RSS, DoF, Sigma float64 }
+		Weights    *struct {
+			Column string
+			Total  float64
+			Zero   int `json:"zero_rows"`
+		}
+	}
+	fit := func(data, model string, args ...string) fitDoc {
+		t.Helper()
+		code, out, stderr := kplsRun(t, append([]string{"fit", "--data", data, "--target", "y", "--width", "1", "--components", "4", "--dof", "exact", "--json", "--model", model}, args...)...)
+		if code != 0 {
+			t.Fatalf("fit %s: exit %d: %s", data, code, stderr)
+		}
+		var d fitDoc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	mw, mr := filepath.Join(dir, "w.kpls"), filepath.Join(dir, "r.kpls")
+	dw := fit(weighted, mw, "--weights", "w")
+	dr := fit(rep, mr)
+	if dw.Weights == nil || dw.Weights.Column != "w" || dw.Weights.Total != total || dw.Weights.Zero != zeros || strings.Join(dw.Features, ",") != "a,b" {
+		t.Errorf("weights %+v, features %q: want column w, N = %v, %d of weight 0, features a,b", dw.Weights, dw.Features, total, zeros)
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for m := range dr.Components {
+		a, b := dw.Components[m], dr.Components[m]
+		if !close(a.RSS, b.RSS) || !close(a.DoF, b.DoF) || !close(a.Sigma, b.Sigma) {
+			t.Errorf("m=%d: weighted %+v, repeated %+v", m, a, b)
+		}
+	}
+	predict := func(model string) []float64 {
+		code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--json", "--level", "0.9")
+		if code != 0 {
+			t.Fatalf("predict: exit %d: %s", code, stderr)
+		}
+		var d struct{ Predictions []struct{ Yhat, SE float64 } }
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		var v []float64
+		for _, p := range d.Predictions {
+			v = append(v, p.Yhat, p.SE)
+		}
+		return v
+	}
+	pw, pr := predict(mw), predict(mr)
+	for i := range pr {
+		if !close(pw[i], pr[i]) {
+			t.Errorf("prediction %d: weighted %v, repeated %v", i/2, pw[i], pr[i])
+		}
+	}
+	bad := writeFile(t, "bad.csv", strings.Replace(wcsv.String(), "\n", "\n0.1,0.2,-1,0.3\n", 1))
+	if code, _, stderr := kplsRun(t, "fit", "--data", bad, "--target", "y", "--weights", "w"); code == 0 || !strings.Contains(stderr, `line 2, column "w"`) {
+		t.Errorf("a negative weight: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := kplsRun(t, "select", "--data", weighted, "--target", "y", "--weights", "w"); code != 2 || !strings.Contains(stderr, "--weights") {
+		t.Errorf("select --weights: exit %d: %s", code, stderr)
+	}
+}
