@@ -106,3 +106,32 @@ func BenchmarkBands(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWeightedFit compares a fit with frequency weights (integers
+// 1..3, so no row drops out) with the unweighted fit of the same rows:
+// the weighted operator adds O(n) per vector to each product and one
+// product with w, so the ratio should stay near 1 (the target is ≤ 1.1).
+func BenchmarkWeightedFit(b *testing.B) {
+	for _, n := range []int{2048, 8192} {
+		x, y := kinLike(n)
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = float64(1 + i%3)
+		}
+		for _, dof := range []kpls.DoFMethod{kpls.DoFNone, kpls.DoFApprox} {
+			for _, weighted := range []bool{false, true} {
+				b.Run(fmt.Sprintf("n=%d/dof=%s/weighted=%v", n, dof, weighted), func(b *testing.B) {
+					o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 20, Lanczos: 30, DoF: dof}
+					if weighted {
+						o.Weights = w
+					}
+					for b.Loop() {
+						if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
@@ -81,6 +82,7 @@ type weightedOp struct {
 	// frobExact says Frob2 is ‖K̃‖²_F itself: equal weights c make
 	// K̃ = cK_c.
 	frobExact bool
+	scratch   sync.Pool // *[]float64: the vectors W^{1/2}-weighted and centred
 }
 
 // newWeightedOp wraps op, computing its statistics: one product with w,
@@ -128,10 +130,18 @@ func newWeightedOp(ctx context.Context, op kernelop.Operator, wt *weighting, dia
 
 func (o *weightedOp) Stats() kernelop.Stats { return o.stats }
 
-// Mul sets row i of dst to K̃ v_i.
+// Mul sets row i of dst to K̃ v_i: O(n) per vector around the product,
+// with the scratch for the vectors reused across calls.
 func (o *weightedOp) Mul(ctx context.Context, dst, v []float64, k int) error {
 	n, wt := o.N(), o.wt
-	u := make([]float64, k*n)
+	buf, _ := o.scratch.Get().(*[]float64)
+	if buf == nil || cap(*buf) < k*n {
+		b := make([]float64, k*n)
+		buf = &b
+	}
+	u := (*buf)[:k*n]
+	defer o.scratch.Put(buf)
+	invN := 1 / wt.total
 	for r := 0; r < k; r++ {
 		ur, vr := u[r*n:(r+1)*n], v[r*n:(r+1)*n]
 		var sum float64 // 1ᵀ W^{1/2} v
@@ -139,8 +149,9 @@ func (o *weightedOp) Mul(ctx context.Context, dst, v []float64, k int) error {
 			ur[i] = wt.sw[i] * x
 			sum += ur[i]
 		}
-		for i := range ur { // C_wᵀu = u − w(1ᵀu)/N
-			ur[i] -= wt.w[i] * sum / wt.total
+		c := sum * invN
+		for i, wi := range wt.w { // C_wᵀu = u − w(1ᵀu)/N
+			ur[i] -= wi * c
 		}
 	}
 	if err := o.Operator.Mul(ctx, dst, u, k); err != nil {
@@ -152,8 +163,9 @@ func (o *weightedOp) Mul(ctx context.Context, dst, v []float64, k int) error {
 		for i, x := range dr {
 			wd += wt.w[i] * x
 		}
-		for i := range dr { // W^{1/2}C_w t = W^{1/2}(t − 1 wᵀt/N)
-			dr[i] = wt.sw[i] * (dr[i] - wd/wt.total)
+		c := wd * invN
+		for i, s := range wt.sw { // W^{1/2}C_w t = W^{1/2}(t − 1 wᵀt/N)
+			dr[i] = s * (dr[i] - c)
 		}
 	}
 	return nil
