@@ -45,6 +45,8 @@ type ModelInfo struct {
 	Stop                                       Stop
 	Warnings                                   []Warning
 	Arrays                                     []ArrayInfo
+	// WeightTotal is N = Σw of a weighted model, zero for an unweighted one.
+	WeightTotal float64
 }
 
 // ArrayInfo places one array of a model in its file.
@@ -151,6 +153,9 @@ func (f *fileMeta) info(name string, version int) (ModelInfo, error) {
 		LanczosSteps: f.Lanczos, Chosen: chosen, Storage: f.Storage, Warnings: f.Warnings}
 	if f.Stop != nil {
 		mi.Stop = *f.Stop
+	}
+	for _, w := range f.Weights {
+		mi.WeightTotal += w
 	}
 	return mi, nil
 }

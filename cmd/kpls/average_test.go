@@ -92,6 +92,11 @@ func TestSelectAverageWithin(t *testing.T) {
 		}
 		return d
 	}
+	code, out, _ = kplsRun(t, "inspect", "--json", model)
+	var info struct{ Means []int }
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil || len(info.Means) != 1 || info.Means[0] != len(a.Members) {
+		t.Errorf("inspect: exit %d, means %v, want [%d]", code, info.Means, len(a.Members))
+	}
 	got := predict(model)
 	if len(got.Mean) != len(a.Members) {
 		t.Fatalf("predict reports %d members, select saved %d", len(got.Mean), len(a.Members))

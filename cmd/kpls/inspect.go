@@ -17,7 +17,7 @@ type inspectJSON struct {
 	File    string `json:"file"`
 	Format  string `json:"format"`
 	Version int    `json:"version"`
-	// Encoding is "binary" (version 4) or "json" (versions 1–3).
+	// Encoding is "binary" (versions 4 and 5) or "json" (versions 1–3).
 	Encoding string `json:"encoding"`
 	Checksum string `json:"checksum"`
 	// Verified says whether inspect checked the checksum: it does for JSON
@@ -27,6 +27,9 @@ type inspectJSON struct {
 	Bytes      int64              `json:"bytes"`
 	ArrayBytes int64              `json:"array_bytes"`
 	Models     []inspectModelJSON `json:"models"`
+	// Means groups the models into means (select --average-within):
+	// the first means[0] models are one mean, and so on.
+	Means []int `json:"means,omitempty"`
 }
 
 type inspectModelJSON struct {
@@ -47,6 +50,8 @@ type inspectModelJSON struct {
 	Stop                *kpls.Stop       `json:"stop,omitempty"`
 	Warnings            []string         `json:"warnings"`
 	Arrays              []inspectArrJSON `json:"arrays"`
+	// WeightTotal is N = Σw of a model fitted with --weights.
+	WeightTotal float64 `json:"weight_total,omitempty"`
 }
 
 type inspectArrJSON struct {
@@ -113,13 +118,13 @@ func (cfg *inspectConfig) render(e *cli.Env, info *kpls.FileInfo) error {
 
 func inspectDoc(path string, info *kpls.FileInfo) inspectJSON {
 	doc := inspectJSON{File: path, Format: info.Format, Version: info.Version, Encoding: encoding(info), Checksum: info.Checksum,
-		Verified: info.Version < 4, Bytes: info.Bytes, ArrayBytes: info.ArrayBytes}
+		Verified: info.Version < 4, Bytes: info.Bytes, ArrayBytes: info.ArrayBytes, Means: info.Means}
 	for _, mi := range info.Models {
 		o := mi.Options
 		m := inspectModelJSON{Name: mi.Name, Target: o.TargetName, Features: cli.NonNil(o.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: mi.LanczosSteps, ComponentsRequested: o.Components,
 			ValidComponents: mi.ValidComponents, KrylovSteps: mi.KrylovSteps, Chosen: mi.Chosen, Storage: mi.Storage,
-			Warnings: cli.NonNil(kpls.Messages(mi.Warnings))}
+			Warnings: cli.NonNil(kpls.Messages(mi.Warnings)), WeightTotal: mi.WeightTotal}
 		if mi.Stop.Reason != kpls.StopNone {
 			s := mi.Stop
 			m.Stop = &s
@@ -140,6 +145,17 @@ func encoding(info *kpls.FileInfo) string {
 	return "binary"
 }
 
+// describeMeans says how a file's models group into means, "" for none.
+func describeMeans(means []int) string {
+	switch {
+	case means == nil:
+		return ""
+	case len(means) == 1:
+		return fmt.Sprintf(": the mean of %d (kpls select --average-within), which predict uses", means[0])
+	}
+	return fmt.Sprintf(": %d means of %v models, one per target (kpls select --average-within)", len(means), means)
+}
+
 func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 	check := "CRC-32C, not checked here (kpls predict checks it)"
 	if info.Version < 4 {
@@ -148,7 +164,7 @@ func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 	fmt.Fprintf(w, "file       %s: %s (%d bytes)\n", path, fitflags.FormatBytes(info.Bytes), info.Bytes)
 	fmt.Fprintf(w, "format     %s version %d, %s; checksum %s\n", info.Format, info.Version, encoding(info), check)
 	fmt.Fprintf(w, "arrays     %s as float64 (%.1f %% of the file)\n", fitflags.FormatBytes(info.ArrayBytes), 100*float64(info.ArrayBytes)/float64(info.Bytes))
-	fmt.Fprintf(w, "models     %d\n", len(info.Models))
+	fmt.Fprintf(w, "models     %d%s\n", len(info.Models), describeMeans(info.Means))
 	for i, mi := range info.Models {
 		o := mi.Options
 		fmt.Fprintf(w, "\nmodel %d    %s\n", i+1, orUnnamed(mi.Name))
@@ -163,6 +179,9 @@ func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 		fmt.Fprintf(w, "  chosen     m = %d by %s (kpls predict uses it unless told otherwise)\n", mi.Chosen.M, mi.Chosen.Criterion)
 		if mi.Storage != "" {
 			fmt.Fprintf(w, "  storage    %s (how the fit held the kernel matrix)\n", mi.Storage)
+		}
+		if mi.WeightTotal > 0 {
+			fmt.Fprintf(w, "  weights    frequency weights over the n rows, N = %s\n", cli.Cell(mi.WeightTotal))
 		}
 		if mi.Stop.Reason != kpls.StopNone {
 			fmt.Fprintf(w, "  stopped    %s\n", mi.Stop.Message)

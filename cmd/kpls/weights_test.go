@@ -66,6 +66,16 @@ func TestFitWeights(t *testing.T) {
 	if dw.Weights == nil || dw.Weights.Column != "w" || dw.Weights.Total != total || dw.Weights.Zero != zeros || strings.Join(dw.Features, ",") != "a,b" {
 		t.Errorf("weights %+v, features %q: want column w, N = %v, %d of weight 0, features a,b", dw.Weights, dw.Features, total, zeros)
 	}
+	code, out, _ := kplsRun(t, "inspect", "--json", mw)
+	var info struct {
+		Version int
+		Models  []struct {
+			WeightTotal float64 `json:"weight_total"`
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil || info.Version != 5 || len(info.Models) != 1 || info.Models[0].WeightTotal != total {
+		t.Errorf("inspect of the weighted model: exit %d, %+v, want version 5 and N = %v", code, info, total)
+	}
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 	for m := range dr.Components {
 		a, b := dw.Components[m], dr.Components[m]
