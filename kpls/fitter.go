@@ -360,6 +360,9 @@ func (f *fitter) model(ctx context.Context) (*Model, error) {
 		colMean: means.ColMean, grand: means.Grand, storage: f.storage,
 		valid: min(o.Components, kr.steps), steps: kr.steps, lanczos: min(o.Lanczos, kr.steps), stop: kr.stop,
 	}
+	// The weights are the model's (Model.Weights, over the rows kept),
+	// not its options', as in a loaded model.
+	m.opts.Weights = nil
 	m.warns = append([]Warning(nil), f.warns...)
 	if f.storageWarn != nil {
 		m.warns = append(m.warns, *f.storageWarn)

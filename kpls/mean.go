@@ -122,6 +122,14 @@ func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
 // the criteria computed from them. M is −1: each member has its own m.
 func (a *Mean) Stats() Stats { return a.stats }
 
+// TrainingFit returns the root mean squared error and R² of the mean fit
+// on its training rows (weighted, with N = Σw, for weighted models).
+func (a *Mean) TrainingFit() (rmse, r2 float64) {
+	m := a.members[0]
+	tss := m.stats[0].RSS // m = 0 fits the mean: its RSS is the total sum of squares
+	return math.Sqrt(a.stats.RSS / m.total()), 1 - a.stats.RSS/tss
+}
+
 // Predict returns the mean of the members' predictions for the rows of
 // x, each with its chosen number of components.
 func (a *Mean) Predict(ctx context.Context, x mat.Matrix) ([]float64, error) {

@@ -103,10 +103,12 @@ type Options struct {
 	// Weights, if not nil, are frequency weights, one per row of x: a row
 	// of weight w counts as w copies of itself (w need not be an
 	// integer). Rows of weight 0 are left out; a negative, NaN or
-	// infinite weight, or weights summing to 0, is an error. Fit takes
-	// them, with every DoF method, bands and intervals (docs/design.md
-	// §5); Select and a precomputed kernel do not yet. A model keeps the
-	// weights of the rows it kept (Model.Weights); its Options have none.
+	// infinite weight, or weights summing to 0, is an error. Fit and
+	// Select take them, with every DoF method, bands and intervals
+	// (docs/design.md §5); a precomputed kernel does not. Select's folds
+	// split the distinct rows and are fitted one by one (not by the
+	// one-pass engine). A model keeps the weights of the rows it kept
+	// (Model.Weights).
 	Weights []float64 `json:"-"`
 
 	// Storage is how the fit holds the centred kernel matrix; the zero

@@ -301,19 +301,24 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 		}
 		so.Kernels = []Kernel{opts.Kernel}
 	}
-	if opts.Weights != nil {
-		return nil, nil, fmt.Errorf("%w: Select does not take weights yet (cross-validation over weighted rows is not built): choose with Fit's criteria, or select on the rows repeated", ErrBadOption)
-	}
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
 		return nil, nil, err
+	}
+	if opts.Weights != nil {
+		if err := checkWeights(opts.Weights, n); err != nil {
+			return nil, nil, err
+		}
+		if opts.Kernel != nil && mustBehave(opts.Kernel).inputs() == inputGram || slices.ContainsFunc(so.Kernels, func(k Kernel) bool { return k != nil && mustBehave(k).inputs() == inputGram }) {
+			return nil, nil, fmt.Errorf("%w: weights with a precomputed kernel matrix are not supported: repeat its rows and columns instead", ErrBadOption)
+		}
 	}
 	tss := make([]float64, len(ys))
 	for t, y := range ys {
 		if err := checkResponse(y, n, d); err != nil {
 			return nil, nil, targetError(opts, t, len(ys), err)
 		}
-		tss[t] = sumSquaresAboutMean(y)
+		tss[t] = sumSquaresAboutMean(y, opts.Weights)
 	}
 	grid, scanned, err := so.grid(n, d)
 	if err != nil {
@@ -378,7 +383,17 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	return s, scanned, nil
 }
 
-func sumSquaresAboutMean(y []float64) float64 {
+// sumSquaresAboutMean is Σ(y − ȳ)², or with weights Σw(y − ȳ_w)².
+func sumSquaresAboutMean(y, w []float64) float64 {
+	if w != nil {
+		wt, keep := newWeighting(w)
+		var ss float64
+		_, yc := wt.centre(pick(y, keep))
+		for _, v := range yc {
+			ss += v * v
+		}
+		return ss
+	}
 	var mean, ss float64
 	for _, v := range y {
 		mean += v
@@ -388,6 +403,15 @@ func sumSquaresAboutMean(y []float64) float64 {
 		ss += (v - mean) * (v - mean)
 	}
 	return ss
+}
+
+// pick returns v at the indices idx.
+func pick(v []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = v[j]
+	}
+	return out
 }
 
 // chooser chooses the grid point of one target, or of all of them with

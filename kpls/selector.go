@@ -49,6 +49,10 @@ type selector struct {
 	// runs on.
 	cv    *fitter
 	batch *foldBatch
+	// wx are the rows standardised once with the weights of all rows
+	// (weighted cross-validation's folds, as the batch's folds share the
+	// scaling of all rows); nil until needed, and with RawFeatures.
+	wx []float64
 }
 
 // pointResult is one target's outcome at one grid point.
@@ -238,6 +242,9 @@ func (s *selector) targetError(t int, err error) error {
 // go up to the components valid in all its folds. More components
 // continue the steps on the same matrix.
 func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, error) {
+	if s.opts.Weights != nil {
+		return s.crossValidateWeighted(g, comp, ts)
+	}
 	if s.cv == nil {
 		o := s.options(g, comp, ts[0])
 		o.DoF = DoFNone
@@ -305,6 +312,80 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 	return pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}, nil
 }
 
+// crossValidateWeighted is crossValidate with frequency weights: every
+// fold is a weighted fit of its own to its training rows (a kernel matrix
+// per fold, not the batch's one product for all folds), and its held-out
+// rows add w_i e_i² to PRESS. The folds split the distinct rows, so the
+// copies of one row never sit on both sides (docs/design.md §5).
+func (s *selector) crossValidateWeighted(g gridPoint, comp int, ts []int) ([]pointRun, error) {
+	runs := make([]pointRun, len(ts))
+	for i, t := range ts {
+		press := make([]float64, comp+1)
+		valid, stopped := comp, ""
+		for r := range s.repeats {
+			for k, fold := range s.foldIndices(r) {
+				p, v, why, err := s.weightedFold(g, comp, t, fold)
+				if err != nil {
+					return nil, s.targetError(t, fmt.Errorf("fold %d: %w", k+1, err))
+				}
+				if v < valid {
+					valid, stopped = v, why
+				}
+				for c := 0; c <= valid; c++ {
+					press[c] += p[c]
+				}
+			}
+		}
+		runs[i] = pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}
+	}
+	return runs, nil
+}
+
+// weightedFold fits target t's fold to its training rows with their
+// weights and returns the weighted squared errors Σw e² of its held-out
+// rows for m = 0..v, v the components it reached, and why it stopped.
+func (s *selector) weightedFold(g gridPoint, comp, t int, fold foldIndex) ([]float64, int, string, error) {
+	d := s.d
+	rows := s.weightedRows()
+	xs := make([]float64, 0, len(fold.train)*d)
+	for _, i := range fold.train {
+		xs = append(xs, rows[i*d:(i+1)*d]...)
+	}
+	o := s.options(g, comp, t)
+	o.DoF, o.Progress, o.RawFeatures = DoFNone, nil, true
+	o.Weights = pick(s.opts.Weights, fold.train)
+	f, err := newFitter(mat.NewDense(len(fold.train), d, xs), pick(s.ys[t], fold.train), o, &s.buf)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	f.passes = &s.passes
+	if err := f.fit(s.ctx); err != nil {
+		return nil, 0, "", err
+	}
+	m, err := f.model(s.ctx)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	zs := make([]float64, 0, len(fold.test)*d)
+	for _, i := range fold.test {
+		zs = append(zs, rows[i*d:(i+1)*d]...)
+	}
+	pred, err := m.predictAll(s.ctx, mat.NewDense(len(fold.test), d, zs))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	v := m.valid
+	press := make([]float64, v+1)
+	for j, row := range fold.test {
+		w, y := s.opts.Weights[row], s.ys[t][row]
+		for c := 0; c <= v; c++ {
+			e := y - pred[j*(v+1)+c]
+			press[c] += w * e * e
+		}
+	}
+	return press, v, m.stop.Message, nil
+}
+
 // cvRows turns target t's PRESS over the folds of every repeat into the
 // table's rows for m = 0..valid: each repeat holds out every row once.
 func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []SelectionRow {
@@ -314,7 +395,7 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 	for i := range rows {
 		rows[i] = SelectionRow{Kernel: g.kernel, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
 			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
-			RMSECV: math.Sqrt(press[i] / float64(s.repeats*s.n)), Q2: 1 - press[i]/(float64(s.repeats)*tss)}
+			RMSECV: math.Sqrt(press[i] / (float64(s.repeats) * s.total())), Q2: 1 - press[i]/(float64(s.repeats)*tss)}
 	}
 	return rows
 }
@@ -408,4 +489,35 @@ func lastValid(v []float64) int {
 		}
 	}
 	return len(v) - 1
+}
+
+// total is the rows cross-validation counts: N = Σw with weights, else n.
+func (s *selector) total() float64 {
+	if s.opts.Weights == nil {
+		return float64(s.n)
+	}
+	var sum float64
+	for _, w := range s.opts.Weights {
+		sum += w
+	}
+	return sum
+}
+
+// weightedRows returns the rows as weighted cross-validation's folds take
+// them: standardised once with the weighted means and deviations of all
+// rows (unless RawFeatures), as the unweighted batch standardises once.
+func (s *selector) weightedRows() []float64 {
+	if s.wx != nil {
+		return s.wx
+	}
+	n, d := s.n, s.d
+	s.wx = make([]float64, 0, n*d)
+	for i := range n {
+		s.wx = append(s.wx, s.x.RawRowView(i)...)
+	}
+	if !s.opts.RawFeatures {
+		sc, _ := learnScaling(s.wx, n, d, s.opts.Weights)
+		sc.apply(s.wx, n, d)
+	}
+	return s.wx
 }

@@ -192,8 +192,8 @@ func TestWeightedModelFile(t *testing.T) {
 }
 
 // TestWeightsRefused: weights of the wrong length, negative, NaN or
-// summing to zero are errors, as are weights with Select or a
-// precomputed kernel matrix.
+// summing to zero are errors, as are weights with a
+// precomputed kernel matrix (Select checks them too).
 func TestWeightsRefused(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(20, 2, 57)
@@ -214,10 +214,90 @@ func TestWeightsRefused(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := Select(ctx, x, y, SelectOptions{Options: Options{Weights: ones()}}); !errors.Is(err, ErrBadOption) {
-		t.Errorf("Select with weights: %v", err)
+	if _, err := Select(ctx, x, y, SelectOptions{Options: Options{Weights: neg}}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("Select with a negative weight: %v", err)
 	}
 	if _, err := Fit(ctx, naiveGram(x, cauchy), y, Options{Kernel: Precomputed{}, Weights: ones()}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("a precomputed kernel with weights: %v", err)
 	}
+}
+
+// TestSelectWeights: with weights all 1, and all 2 on raw features
+// (standardised, two copies of every row have a slightly smaller
+// deviation), Select's weighted cross-validation (a weighted fit per
+// fold) reproduces the table of the unweighted batch engine (one product
+// with all folds' masked vectors): RMSECV and Q² of every grid point and
+// m to 1e-9, and the same choice;
+// with integer weights its model is Fit's with those weights at the
+// chosen kernel and m (1e-10).
+func TestSelectWeights(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(80, 3, 61)
+	z, _ := gaussData(5, 3, 62)
+	so := SelectOptions{Options: Options{Seed: 2, Components: 6}, Widths: []float64{1, 3, 9}, MaxComponents: 8}
+	for _, c := range []float64{1, 2} {
+		so.RawFeatures = c == 2
+		plain, err := Select(ctx, x, y, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := make([]float64, 80)
+		for i := range w {
+			w[i] = c
+		}
+		wo := so
+		wo.Weights = w
+		sel, err := Select(ctx, x, y, wo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sel.Table) != len(plain.Table) {
+			t.Fatalf("weights %v: %d rows, unweighted %d", c, len(sel.Table), len(plain.Table))
+		}
+		for i, r := range sel.Table {
+			p := plain.Table[i]
+			if r.M != p.M || relErr(r.RMSECV, p.RMSECV) > 1e-9 || relErr(r.Q2, p.Q2) > 1e-9 {
+				t.Errorf("weights %v, %s m=%d: RMSECV %.12g Q² %.12g, unweighted %.12g %.12g", c, r.Kernel.Name(), r.M, r.RMSECV, r.Q2, p.RMSECV, p.Q2)
+			}
+		}
+		if sel.Best.M != plain.Best.M || sel.Best.Kernel != plain.Best.Kernel {
+			t.Errorf("weights %v chose %v m=%d, unweighted %v m=%d", c, sel.Best.Kernel, sel.Best.M, plain.Best.Kernel, plain.Best.M)
+		}
+	}
+	so.RawFeatures = false
+	rng := rand.New(rand.NewPCG(6, 6))
+	w := make([]float64, 80)
+	for i := range w {
+		w[i] = float64(rng.IntN(4))
+	}
+	wo := so
+	wo.Weights = w
+	sel, err := Select(ctx, x, y, wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := Fit(ctx, x, y, Options{Kernel: sel.Best.Kernel, Components: max(sel.Best.M, 1), Weights: w, DoF: DoFNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := sel.Model.Predict(ctx, z, sel.Best.M)
+	p2, _ := fit.Predict(ctx, z, sel.Best.M)
+	for i := range p1 {
+		if relErr(p1[i], p2[i]) > 1e-10 {
+			t.Errorf("row %d: Select's model %v, Fit with the weights %v", i, p1[i], p2[i])
+		}
+	}
+	if !sameBits(sel.Model.Weights(), pickPositive(w)) {
+		t.Errorf("the selected model's weights differ from the positive ones given")
+	}
+}
+
+func pickPositive(w []float64) []float64 {
+	var out []float64
+	for _, v := range w {
+		if v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
 }

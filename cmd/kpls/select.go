@@ -41,6 +41,7 @@ type selectJSON struct {
 	Best        bestJSON       `json:"best"`
 	Training    trainingJSON   `json:"training"`
 	Average     *averageJSON   `json:"average,omitempty"`
+	Weights     *weightsJSON   `json:"weights,omitempty"`
 	Model       string         `json:"model,omitempty"`
 }
 
@@ -62,17 +63,13 @@ type memberCVJSON struct {
 }
 
 // averageOf describes sel's mean, nil without one.
-func averageOf(sel *kpls.Selection, within float64, n int) *averageJSON {
+func averageOf(sel *kpls.Selection, within float64) *averageJSON {
 	if sel.Mean == nil {
 		return nil
 	}
 	st := sel.Mean.Stats()
 	a := &averageJSON{Within: within, RSS: cli.Num(st.RSS), DoF: cli.Num(st.DoF), Sigma: cli.Num(st.Sigma)}
-	var tss float64
 	for _, m := range sel.Mean.Members() {
-		if tss == 0 {
-			tss = m.Stats()[0].RSS
-		}
 		row := memberCVJSON{memberJSON: memberOf(m), RMSECV: cli.Num(math.NaN())}
 		for _, c := range sel.Choices {
 			if c.Kernel == m.Options().Kernel {
@@ -81,7 +78,8 @@ func averageOf(sel *kpls.Selection, within float64, n int) *averageJSON {
 		}
 		a.Members = append(a.Members, row)
 	}
-	a.Training = trainingJSON{RMSE: cli.Num(math.Sqrt(st.RSS / float64(n))), R2: cli.Num(1 - st.RSS/tss)}
+	rmse, r2 := sel.Mean.TrainingFit()
+	a.Training = trainingJSON{RMSE: cli.Num(rmse), R2: cli.Num(r2)}
 	return a
 }
 
@@ -208,8 +206,6 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
 	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
 		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
-	case cfg.mf.Weights != "":
-		return nil, cli.Usagef("--weights: select does not take weights yet (cross-validation over weighted rows is not built); fit takes them, or repeat the rows")
 	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
 		return nil, cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
 	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:
@@ -282,6 +278,7 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 	}
 	opts := cfg.opts
 	opts.FeatureNames = tr.Features
+	opts.Weights = tr.W
 	prog := cfg.c.NewProgress(e)
 	opts.Progress = prog.Callback()
 	so := cfg.so
@@ -366,7 +363,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
 		Criterion: sel.Criterion, Widths: r.widths[i], Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
-		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin, r.n), Model: cfg.modelOut,
+		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin), Weights: weightsOf(sel.Model, cfg.mf.Weights, r.n), Model: cfg.modelOut,
 	}
 	if sel.Criterion == kpls.CV {
 		doc.Folds, doc.Repeats = cfg.so.Folds, sel.Repeats
@@ -394,7 +391,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	tr := trainingOf(sel.Model, b.M)
 	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
 		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), cli.Cell(b.Sigma))
-	if a := averageOf(sel, cfg.so.AverageWithin, r.n); a != nil {
+	if a := averageOf(sel, cfg.so.AverageWithin); a != nil {
 		var ms []memberJSON
 		for _, m := range a.Members {
 			ms = append(ms, m.memberJSON)

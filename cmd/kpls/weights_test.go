@@ -13,7 +13,8 @@ import (
 // among them) reports the RSS, DoF and σ̂ of the fit to the rows repeated
 // that many times (1e-9), its model predicts what that fit's does, and
 // the document counts N and the rows of weight 0; a negative weight is an
-// error naming its line and column, and select refuses --weights.
+// error naming its line and column; select --weights saves fit's model at
+// the width and m it chose.
 func TestFitWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	var wcsv, rcsv strings.Builder
@@ -108,7 +109,33 @@ func TestFitWeights(t *testing.T) {
 	if code, _, stderr := kplsRun(t, "fit", "--data", bad, "--target", "y", "--weights", "w"); code == 0 || !strings.Contains(stderr, `line 2, column "w"`) {
 		t.Errorf("a negative weight: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := kplsRun(t, "select", "--data", weighted, "--target", "y", "--weights", "w"); code != 2 || !strings.Contains(stderr, "--weights") {
-		t.Errorf("select --weights: exit %d: %s", code, stderr)
+	// select takes them too: its model is fit's at the chosen width and m.
+	ms := filepath.Join(dir, "s.kpls")
+	code, out, stderr := kplsRun(t, "select", "--data", weighted, "--target", "y", "--weights", "w", "--kernels", "rbf", "--widths", "0.5,1,2", "--average-within", "0", "--json", "--model", ms)
+	if code != 0 {
+		t.Fatalf("select --weights: exit %d: %s", code, stderr)
+	}
+	var sd struct {
+		Best struct {
+			Width float64
+			M     int
+		}
+		Weights *struct{ Total float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &sd); err != nil || sd.Weights == nil || sd.Weights.Total != total {
+		t.Fatalf("select --weights: %v, weights %+v", err, sd.Weights)
+	}
+	mf := filepath.Join(dir, "f.kpls")
+	fit(weighted, mf, "--weights", "w", "--width", fmtF(sd.Best.Width), "--components", fmtF(float64(max(sd.Best.M, 1))))
+	code, o1, _ := kplsRun(t, "predict", "--model", ms, "--data", test, "--json", "--components", fmtF(float64(sd.Best.M)))
+	code2, o2, _ := kplsRun(t, "predict", "--model", mf, "--data", test, "--json", "--components", fmtF(float64(sd.Best.M)))
+	var p1, p2 struct{ Predictions []struct{ Yhat float64 } }
+	if code != 0 || code2 != 0 || json.Unmarshal([]byte(o1), &p1) != nil || json.Unmarshal([]byte(o2), &p2) != nil {
+		t.Fatalf("predict: exit %d, %d", code, code2)
+	}
+	for i := range p1.Predictions {
+		if !close(p1.Predictions[i].Yhat, p2.Predictions[i].Yhat) {
+			t.Errorf("row %d: select's model %v, fit's %v", i, p1.Predictions[i].Yhat, p2.Predictions[i].Yhat)
+		}
 	}
 }
