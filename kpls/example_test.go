@@ -123,3 +123,28 @@ func ExampleOptions_memoryLimit() {
 	// limit  614400 bytes: hybrid, RSS(5) = 5.1793
 	// limit  102400 bytes: matrix-free, RSS(5) = 5.1793
 }
+
+// ExampleMean chooses kernel, width and m by cross-validation and
+// predicts with the mean of the grid points within 5 % of the best
+// RMSECV, as kpls select does by default.
+func ExampleMean() {
+	x, y := sinc(100)
+	sel, err := kpls.Select(context.Background(), x, y, kpls.SelectOptions{
+		Options:       kpls.Options{RawFeatures: true, Seed: 1},
+		Kernels:       []kpls.Kernel{kpls.RBF{}},
+		Widths:        []float64{0.1, 0.3, 1},
+		AverageWithin: kpls.DefaultAverageWithin,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	z := mat.NewDense(1, 1, []float64{0.5})
+	yhat, err := sel.Mean.Predict(context.Background(), z)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d models averaged; f(0.5) ≈ %.2f (sinc: %.2f)\n", len(sel.Mean.Members()), yhat[0], math.Sin(0.5)/0.5)
+	// Output: 2 models averaged; f(0.5) ≈ 0.94 (sinc: 0.96)
+}
