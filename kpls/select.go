@@ -305,13 +305,8 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Weights != nil {
-		if err := checkWeights(opts.Weights, n); err != nil {
-			return nil, nil, err
-		}
-		if opts.Kernel != nil && mustBehave(opts.Kernel).inputs() == inputGram || slices.ContainsFunc(so.Kernels, func(k Kernel) bool { return k != nil && mustBehave(k).inputs() == inputGram }) {
-			return nil, nil, fmt.Errorf("%w: weights with a precomputed kernel matrix are not supported: repeat its rows and columns instead", ErrBadOption)
-		}
+	if err := so.checkWeights(n); err != nil {
+		return nil, nil, err
 	}
 	tss := make([]float64, len(ys))
 	for t, y := range ys {
@@ -381,6 +376,22 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 		s.choosers = append(s.choosers, &chooser{targets: []int{t}, grid: slices.Clone(ids), first: len(ids), best: -1, bestScore: math.Inf(1)})
 	}
 	return s, scanned, nil
+}
+
+// checkWeights checks the weights, if any, for n rows and the kernels
+// searched: a precomputed kernel matrix takes none.
+func (so *SelectOptions) checkWeights(n int) error {
+	if so.Weights == nil {
+		return nil
+	}
+	if err := checkWeights(so.Weights, n); err != nil {
+		return err
+	}
+	gram := func(k Kernel) bool { return k != nil && mustBehave(k).inputs() == inputGram }
+	if gram(so.Kernel) || slices.ContainsFunc(so.Kernels, gram) {
+		return fmt.Errorf("%w: weights with a precomputed kernel matrix are not supported: repeat its rows and columns instead", ErrBadOption)
+	}
+	return nil
 }
 
 // sumSquaresAboutMean is Σ(y − ȳ)², or with weights Σw(y − ȳ_w)².
