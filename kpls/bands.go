@@ -79,11 +79,11 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 	if err != nil {
 		return nil, err
 	}
-	chunk := min(p, bandChunk)
-	r, err := m.newBandRun(ctx, comp, chunk)
+	r, err := m.newBandRun(ctx, comp, min(p, bandChunk))
 	if err != nil {
 		return nil, err
 	}
+	chunk := r.chunk
 	out := make([]Band, p)
 	n := m.n
 	for r0 := 0; r0 < p; r0 += chunk {
@@ -149,13 +149,18 @@ type bandRun struct {
 	op    kernelop.Operator
 	theta []float64
 	qt    []float64 // q_m(K)·T_m, nil at m = 0
-	// jac is ∂α_m/∂y_c on the exact path (alphaJacobian), nil on the
+	// chunk is the most points one call of vectors takes.
+	chunk int
+	// kr is the refit's Krylov steps on the reverse path, nil on the
 	// Ritz path.
-	jac []float64
+	kr *krylov
 	// kx is filled by the caller with the points' centred kernel rows;
 	// the others are scratch: rows of work [k_c(x) … | y_c] on which the
-	// recurrence gives s_m(K).
+	// recurrence gives s_m(K), and the reverse path's adjoints.
 	kx, s, q, kq, b, cg, f []float64
+	yhb, tb, gb, qb, cb    []float64
+	c1, c2, tout           []float64
+	tin                    [2][]float64
 }
 
 func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, error) {
@@ -167,17 +172,22 @@ func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, erro
 	if comp > 0 && !ok {
 		return nil, fmt.Errorf("%w: Ritz values for m = %d", ErrUnreliable, comp)
 	}
-	r := &bandRun{m: m, comp: comp, op: op, theta: theta}
+	r := &bandRun{m: m, comp: comp, op: op, theta: theta, chunk: chunk}
 	n := m.n
-	r.kx = make([]float64, chunk*n)
-	r.s = make([]float64, (chunk+1)*n)
-	r.f = make([]float64, chunk)
-	if comp > 0 && !m.ritzReproduces(ctx, op, theta, comp) {
+	exact := comp > 0 && !m.ritzReproduces(ctx, op, theta, comp)
+	if exact {
+		r.chunk = min(chunk, reverseChunk(n, comp))
+	}
+	r.kx = make([]float64, r.chunk*n)
+	r.s = make([]float64, (r.chunk+1)*n)
+	r.f = make([]float64, r.chunk)
+	if exact {
 		// The polynomial form has lost its digits (typically past 12 or
 		// so components on real data): differentiate the fit instead.
-		if r.jac, err = m.alphaJacobian(ctx, comp); err != nil {
+		if r.kr, err = m.refitKrylov(ctx, comp); err != nil {
 			return nil, err
 		}
+		r.reverseScratch(r.chunk)
 		return r, nil
 	}
 	if comp > 0 {
@@ -217,9 +227,8 @@ func (m *Model) ritzReproduces(ctx context.Context, op kernelop.Operator, theta 
 // (rows×n, h_i = H_mᵀk_c(x_i)) and the centred predictions f_i = k_c(x_i)ᵀα_m.
 // The slices are r's scratch, valid until the next call.
 func (r *bandRun) vectors(ctx context.Context, rows int) (h, f []float64, err error) {
-	if r.jac != nil {
-		h, f = r.exactVectors(rows)
-		return h, f, nil
+	if r.kr != nil {
+		return r.reverseVectors(ctx, rows)
 	}
 	m, comp, n := r.m, r.comp, r.m.n
 	bl := m.opts.Backend

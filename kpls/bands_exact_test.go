@@ -10,10 +10,10 @@ import (
 
 // TestBandsExactPath: past the m where the Ritz polynomial reproduces
 // α_m (here m ≥ 15 of an rbf fit to 300 rows), the bands take the exact
-// path, the fit differentiated along every direction, and se/σ̂ still
+// path, the fit differentiated in reverse mode, and se/σ̂ still
 // equals the norm of the gradient of f(x) by central differences of
-// refits (1e-6); at m = 8, where the Ritz path holds (and
-// TestBandsFiniteDifferences checks it), the two paths agree (1e-7).
+// refits (1e-6); the forward Jacobian agrees with the Ritz path at m = 8
+// (1e-7) and with the reverse path at m = 18 (1e-8).
 func TestBandsExactPath(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(300, 2, 5)
@@ -60,30 +60,138 @@ func TestBandsExactPath(t *testing.T) {
 			}
 		}
 	}
-	// Both paths at m = 8: the exact one forced through the Jacobian.
-	ritzBands, err := m.PredictBands(ctx, z, 8, BandOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The forward Jacobian (every direction, O(m·n³)) against the Ritz
+	// path at m = 8 and against the reverse path at m = 18.
+	for _, c := range []struct {
+		comp int
+		tol  float64
+	}{{8, 1e-7}, {18, 1e-8}} {
+		want, err := m.PredictBands(ctx, z, c.comp, BandOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := forwardBands(t, m, z, c.comp)
+		for i := range got {
+			if relErr(got[i].SE, want[i].SE) > c.tol || relErr(got[i].Yhat, want[i].Yhat) > 1e-12 {
+				t.Errorf("m = %d point %d: forward Jacobian %+v, bands %+v", c.comp, i, got[i], want[i])
+			}
+		}
 	}
-	r, err := m.newBandRun(ctx, 8, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.jac, err = m.alphaJacobian(ctx, 8); err != nil {
-		t.Fatal(err)
-	}
-	zs, _, _ := m.inputs(z)
-	m.centredCross(r.kx, zs, 3)
-	hv, f, _ := r.vectors(ctx, 3)
+}
+
+// forwardBands is PredictBands through the forward Jacobian J = ∂α/∂ỹ:
+// h = C Jᵀk̃(x), C projecting off the vector K annihilates.
+func forwardBands(t *testing.T, m *Model, z *mat.Dense, comp int) []Band {
+	t.Helper()
+	p, _ := z.Dims()
 	n := m.N()
-	for i := range 3 {
+	jac := alphaJacobian(t, m, comp)
+	zs, _, _ := m.inputs(z)
+	kx := make([]float64, p*n)
+	m.centredCross(kx, zs, p)
+	alpha := m.alpha[comp*n : (comp+1)*n]
+	out := make([]Band, p)
+	for i := range p {
+		k := kx[i*n : (i+1)*n]
+		h := make([]float64, n)
+		var f float64
+		for a := range n {
+			f += k[a] * alpha[a]
+			for j := range n {
+				h[j] += k[a] * jac[a*n+j]
+			}
+		}
+		var mean float64
+		for j, v := range h {
+			mean += m.rootWeight(j) * v
+		}
+		mean /= m.total()
 		var h2 float64
-		for _, v := range hv[i*n : (i+1)*n] {
+		for j, v := range h {
+			v -= mean * m.rootWeight(j)
 			h2 += v * v
 		}
-		got := band(m.yMean+f[i], h2, float64(n), m.Stats()[8].Sigma, 1, BandOptions{})
-		if relErr(got.SE, ritzBands[i].SE) > 1e-7 || relErr(got.Yhat, ritzBands[i].Yhat) > 1e-12 {
-			t.Errorf("point %d: exact path %+v, Ritz path %+v", i, got, ritzBands[i])
+		out[i] = band(m.yMean+f, h2, m.total(), m.Stats()[comp].Sigma, 1, BandOptions{})
+	}
+	return out
+}
+
+// alphaJacobian returns ∂α_m/∂y_c (n×n, row a = ∂α_a/∂y_c), m = comp, by
+// forward-mode differentiation of the fit along all n directions
+// (exactDoF's arithmetic, accumulating ∂α): O(m·n³), the oracle for the
+// bands' reverse path.
+func alphaJacobian(t *testing.T, m *Model, comp int) []float64 {
+	t.Helper()
+	ctx := context.Background()
+	kop, err := m.operator(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, bl := m.n, m.opts.Backend
+	kr, err := nipals(ctx, bl, kop, m.yc, comp, nil)
+	if err != nil || kr.steps < comp {
+		t.Fatalf("refit: %v", err)
+	}
+	b := min(n, 128)
+	e := newExactRun(bl, kop, m.yc, kr, comp, b)
+	e.dA = make([]float64, n*b)
+	jac := make([]float64, n*n)
+	for c0 := 0; c0 < n; c0 += b {
+		w := min(b, n-c0)
+		clear(e.dYh)
+		clear(e.dA)
+		for i := 0; i < comp; i++ {
+			if _, err := e.component(ctx, i, c0, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for a := 0; a < n; a++ {
+			copy(jac[a*n+c0:a*n+c0+w], e.dA[a*b:a*b+w])
+		}
+	}
+	return jac
+}
+
+// TestBandsReverseWeighted: on a weighted model past the Ritz form, the
+// reverse path's bands equal the forward Jacobian's (1e-8), and those of
+// the fit to the rows repeated (1e-8).
+func TestBandsReverseWeighted(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(150, 2, 7)
+	z := mat.NewDense(2, 2, []float64{0.1, 0.2, -1, 0.5})
+	w := make([]float64, 150)
+	for i := range w {
+		w[i] = float64(1 + i%3)
+	}
+	o := Options{Kernel: RBF{Width: 1}, Components: 22, DoF: DoFExact, Weights: w}
+	m, err := Fit(ctx, x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xr, yr := repeated(x, y, w)
+	o.Weights = nil
+	rep, err := Fit(ctx, xr, yr, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := 22
+	op, _ := m.operator(ctx)
+	theta, _, _ := ritz(m.l, m.steps, comp)
+	if m.ritzReproduces(ctx, op, theta, comp) {
+		t.Fatalf("m = %d reproduces α on the Ritz path: the case no longer tests the reverse path", comp)
+	}
+	got, err := m.PredictBands(ctx, z, comp, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd := forwardBands(t, m, z, comp)
+	want, err := rep.PredictBands(ctx, z, comp, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if relErr(got[i].SE, fwd[i].SE) > 1e-8 || relErr(got[i].SE, want[i].SE) > 1e-8 {
+			t.Errorf("point %d: reverse se %.12g, forward %.12g, repeated rows %.12g", i, got[i].SE, fwd[i].SE, want[i].SE)
 		}
 	}
 }

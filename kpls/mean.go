@@ -187,6 +187,9 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 			return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
 		}
 	}
+	for _, r := range runs {
+		chunk = min(chunk, r.chunk)
+	}
 	out := make([]Band, p)
 	kf := float64(len(a.members))
 	grad := make([]float64, chunk*n)

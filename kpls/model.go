@@ -55,9 +55,9 @@ type Model struct {
 	// matrix times Gᵀk, with no products with K per point.
 	qtMu sync.Mutex
 	qt   map[int][]float64
-	// ∂α_m/∂y_c (n×n) for the m whose bands took the exact path
-	// (alphaJacobian), guarded by qtMu too.
-	jac map[int][]float64
+	// kry holds the Krylov steps of the fit rerun for the bands' reverse
+	// path (refitKrylov), per m, guarded by qtMu.
+	kry map[int]*krylov
 }
 
 // Fit fits kernel PLS to the rows of x (n×d) and the response y, computing
