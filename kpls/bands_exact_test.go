@@ -31,7 +31,7 @@ func TestBandsExactPath(t *testing.T) {
 	for _, comp := range []int{8, 18} {
 		theta, _, _ := ritz(m.l, m.steps, comp)
 		if exact := !m.ritzReproduces(ctx, op, theta, comp); exact != (comp > 8) {
-			t.Fatalf("m = %d: exact path %v; the case no longer tests what it is for", comp, exact)
+			t.Fatalf("m = %d: reverse path %v; the case no longer tests what it is for", comp, exact)
 		}
 		if comp == 8 {
 			continue

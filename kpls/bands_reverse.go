@@ -48,7 +48,7 @@ func reverseChunk(n, comp int) int {
 	return max(1, min(bandChunk, reverseBudget/(16*max(comp, 1)*n)))
 }
 
-// reverseVectors is bandRun.vectors on the exact path: the gradient of
+// reverseVectors is bandRun.vectors on the reverse path: the gradient of
 // each point's prediction k̃(x)ᵀα_m with respect to ỹ by reverse-mode
 // differentiation of the fit's own steps (residual, product with K,
 // two-pass Gram–Schmidt, normalisation, coefficient, updates), every
