@@ -35,23 +35,31 @@ func denseRows(x mat.Matrix, what string) ([]float64, int, int, error) {
 // learnScaling computes training means and standard deviations (n−1).
 // A constant column keeps scale 1; its index is returned for a warning.
 func learnScaling(x []float64, n, d int, w []float64) (scaling, []int) {
+	// A row of weight w counts as w copies (nil: every weight 1): the
+	// weighted mean and Σw(x − mean)²/(N − 1).
+	weight := func(i int) float64 { return 1 }
+	total := float64(n)
 	if w != nil {
-		return learnWeightedScaling(x, n, d, w)
+		weight = func(i int) float64 { return w[i] }
+		total = 0
+		for _, v := range w {
+			total += v
+		}
 	}
 	s := scaling{Mean: make([]float64, d), Scale: make([]float64, d)}
 	var constant []int
 	for j := 0; j < d; j++ {
 		var sum float64
 		for i := 0; i < n; i++ {
-			sum += x[i*d+j]
+			sum += weight(i) * x[i*d+j]
 		}
-		mean := sum / float64(n)
+		mean := sum / total
 		var ss float64
 		for i := 0; i < n; i++ {
 			t := x[i*d+j] - mean
-			ss += t * t
+			ss += weight(i) * t * t
 		}
-		sd := math.Sqrt(ss / float64(n-1))
+		sd := math.Sqrt(ss / (total - 1))
 		s.Mean[j] = mean
 		s.Scale[j] = sd
 		if sd == 0 || isNaNOrInf(1/sd) {

@@ -223,36 +223,6 @@ func weightedRows(xs, y []float64, n, d int, opts Options) ([]float64, []float64
 	return kx, ky, len(keep), wt, nil
 }
 
-// learnWeightedScaling is learnScaling over w_i copies of row i: the
-// weighted mean, and the standard deviation Σw(x − mean)²/(N − 1).
-func learnWeightedScaling(x []float64, n, d int, w []float64) (scaling, []int) {
-	s := scaling{Mean: make([]float64, d), Scale: make([]float64, d)}
-	var total float64
-	for _, v := range w {
-		total += v
-	}
-	var constant []int
-	for j := 0; j < d; j++ {
-		var sum float64
-		for i := 0; i < n; i++ {
-			sum += w[i] * x[i*d+j]
-		}
-		mean := sum / total
-		var ss float64
-		for i := 0; i < n; i++ {
-			t := x[i*d+j] - mean
-			ss += w[i] * t * t
-		}
-		sd := math.Sqrt(ss / (total - 1))
-		s.Mean[j] = mean
-		s.Scale[j] = sd
-		if sd == 0 || isNaNOrInf(1/sd) {
-			s.Scale[j] = 1
-			constant = append(constant, j)
-		}
-	}
-	return s, constant
-}
 
 // unwrapWeighted finds the weighted operator under op's counting wrapper.
 func unwrapWeighted(op kernelop.Operator) (*weightedOp, bool) {
