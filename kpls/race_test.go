@@ -257,3 +257,75 @@ func TestRaceCancelBands(t *testing.T) {
 		t.Fatalf("PredictBands after a cancelled call: %v", err)
 	}
 }
+
+// TestRaceReverseBandsAndMean: the bands' reverse path (a weighted fit
+// past the Ritz form, whose refit Krylov steps are computed on first use)
+// and a mean of two such models are safe for concurrent use: 8 goroutines
+// on a freshly loaded file get, bit for bit, the serial results.
+func TestRaceReverseBandsAndMean(t *testing.T) {
+	const goroutines = 8
+	ctx := context.Background()
+	x, y := raceData(150, 2, 3)
+	w := make([]float64, 150)
+	for i := range w {
+		w[i] = float64(1 + i%3)
+	}
+	var members []*kpls.Model
+	for _, width := range []float64{0.5, 1} {
+		m, err := kpls.Fit(ctx, x, y, kpls.Options{Kernel: kpls.RBF{Width: width}, Components: 22, DoF: kpls.DoFExact, Weights: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, m)
+	}
+	mean, err := kpls.NewMean(members...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if err := kpls.SaveMeans(&file, nil, []*kpls.Mean{mean}); err != nil {
+		t.Fatal(err)
+	}
+	z, _ := raceData(9, 2, 4)
+	work := func(a *kpls.Mean) ([]kpls.Band, error) {
+		ms := a.Members()
+		if _, err := ms[1].PredictBands(ctx, z, ms[1].ValidComponents(), kpls.BandOptions{}); err != nil {
+			return nil, err
+		}
+		return a.PredictIntervals(ctx, z, kpls.BandOptions{Level: 0.9})
+	}
+	load := func() *kpls.Mean {
+		_, ms, err := kpls.LoadMeans(bytes.NewReader(file.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms[0]
+	}
+	want, err := work(load())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := load()
+	got := make([][]kpls.Band, goroutines)
+	errs := make([]error, goroutines)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			got[g], errs[g] = work(shared)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for g := range goroutines {
+		if errs[g] != nil {
+			t.Fatalf("goroutine %d: %v", g, errs[g])
+		}
+		for i := range want {
+			if got[g][i] != want[i] {
+				t.Fatalf("goroutine %d row %d: %+v, serially %+v", g, i, got[g][i], want[i])
+			}
+		}
+	}
+}
