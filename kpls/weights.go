@@ -223,7 +223,6 @@ func weightedRows(xs, y []float64, n, d int, opts Options) ([]float64, []float64
 	return kx, ky, len(keep), wt, nil
 }
 
-
 // unwrapWeighted finds the weighted operator under op's counting wrapper.
 func unwrapWeighted(op kernelop.Operator) (*weightedOp, bool) {
 	if c, ok := op.(counted); ok {
