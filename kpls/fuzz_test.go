@@ -165,13 +165,23 @@ func FuzzLoad(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, b := range [][]byte{file, edited, truncated, newer, fuzzTwoModels(f, file), old, []byte("\x00\xffkpls-model{]"), nil} {
+	for _, b := range [][]byte{file, edited, truncated, newer, fuzzTwoModels(f, file), fuzzMeanFile(f, file), fuzzWeightedFile(f), old, []byte("\x00\xffkpls-model{]"), nil} {
 		f.Add(b, false)
 		f.Add(b, true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, resum bool) {
 		if resum {
 			b = fuzzResum(b)
+		}
+		// Every file reads as means, or is refused as a model file.
+		if _, means, errMeans := kpls.LoadMeans(bytes.NewReader(b)); errMeans != nil {
+			if !errors.Is(errMeans, kpls.ErrModelFile) {
+				t.Fatalf("LoadMeans refused with %v, not ErrModelFile", errMeans)
+			}
+		} else {
+			for _, a := range means {
+				fuzzPredictMean(t, a)
+			}
 		}
 		names, models, err := kpls.LoadModels(bytes.NewReader(b))
 		_, _, errHidden := kpls.LoadModels(struct{ io.Reader }{bytes.NewReader(b)})
@@ -198,6 +208,59 @@ func FuzzLoad(f *testing.F) {
 			fuzzPredict(t, m)
 		}
 	})
+}
+
+// fuzzPredictMean predicts with a loaded mean, which must not panic and
+// must return an error or finite values.
+func fuzzPredictMean(t *testing.T, a *kpls.Mean) {
+	d := a.Members()[0].D()
+	x := newFuzzMatrix(1, d)
+	p, err := a.Predict(context.Background(), x)
+	if err != nil {
+		return
+	}
+	for _, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("a loaded mean predicts %v", v)
+		}
+	}
+}
+
+// fuzzMeanFile is file's model averaged with itself: a version 5 file.
+func fuzzMeanFile(t testing.TB, file []byte) []byte {
+	t.Helper()
+	m, err := kpls.Load(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := kpls.NewMean(m, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := kpls.SaveMeans(&buf, []string{"y"}, []*kpls.Mean{a}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fuzzWeightedFile is a small weighted model's file (version 5).
+func fuzzWeightedFile(t testing.TB) []byte {
+	t.Helper()
+	x := newFuzzMatrix(6, 1)
+	y := []float64{0.1, 0.5, 0.2, 0.9, 0.4, 0.7}
+	for i := range y {
+		x.set(i, 0, float64(i))
+	}
+	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 2, DoF: kpls.DoFLanczos, Weights: []float64{1, 2, 0, 1, 3, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // fuzzPredict predicts with a loaded model, which must not panic and
