@@ -12,9 +12,14 @@
 // Select chooses the kernel (RBF widths and the linear kernel), the width
 // and m by k-fold cross-validation (the default) or a DoF criterion,
 // extending the components and the default widths while the choice sits at
-// an edge, and returns the whole table with the winner's model.
-// PredictBands gives pointwise confidence intervals. The maths is in
-// docs/design.md.
+// an edge, and returns the whole table with the winner's model; with
+// SelectOptions.AverageWithin also a Mean, the mean of the models of the
+// grid points within that margin of the best. PredictBands gives pointwise
+// confidence intervals for f(x) and PredictIntervals prediction intervals
+// for a new y, through the paper's Ritz polynomial where it holds and by
+// reverse-mode differentiation of the fit where it does not.
+// Options.Weights gives rows frequency weights. Save, Load and LoadMeans
+// read and write model files. The maths is in docs/design.md.
 //
 // # Conventions
 //
