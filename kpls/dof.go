@@ -147,8 +147,10 @@ type exactRun struct {
 	dg     []float64 // derivative of g before normalisation
 	dc     []float64 // mMax×b: derivatives of the Gram–Schmidt coefficients
 	row    []float64 // b: one derivative per direction
-	// dA, if not nil (bands, not the DoF), accumulates the derivative of
-	// α = Σ q_i g_i: Σ dq_i g_i + q_i dG_i, n×b like the others.
+	// dA, if not nil, accumulates the derivative of α = Σ q_i g_i:
+	// Σ dq_i g_i + q_i dG_i, n×b like the others. The DoF do not use it;
+	// the tests' forward Jacobian ∂α/∂y does, the oracle of the bands'
+	// reverse path (kpls/bands_exact_test.go).
 	dA []float64
 	// The operator multiplies vectors stored as rows; the directions here
 	// are columns (n×b), so they go through a transposed copy.

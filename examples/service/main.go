@@ -47,22 +47,6 @@ func main() {
 	}
 }
 
-// loadModels reads a model file of any format version: one model, or
-// several (one per target, from kpls fit or select with several --target
-// columns) with their targets' names.
-func loadModels(path string) ([]string, []*kpls.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	names, ms, err := kpls.LoadModels(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return names, ms, nil
-}
-
 // loadMeans reads a model file of any format version as means (one per
 // target; a plain model is a mean of itself alone, and a file of kpls
 // select --average-within holds a mean of several).

@@ -170,3 +170,19 @@ func TestSeveralTargets(t *testing.T) {
 		t.Errorf("healthz: %+v, %v", h, err)
 	}
 }
+
+// loadModels reads a model file of plain models (kpls.LoadModels): one,
+// or one per target with their names. The service itself reads means
+// (loadMeans); these tests serve plain models through NewTargetsServer.
+func loadModels(path string) ([]string, []*kpls.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	names, ms, err := kpls.LoadModels(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return names, ms, nil
+}
