@@ -18,7 +18,10 @@
 //     requires, so a symmetric n×n matrix costs n²/2 element reads per
 //     product; Dgemm reads B once per 32 rows of A, where gonum reads it
 //     once per row for a short A, and with B transposed computes dot
-//     products of rows, twelve at a time in registers.
+//     products of rows, twelve at a time in registers. Dsymm with the
+//     symmetric matrix on the right of an upper triangle (a block of
+//     vectors times a kernel matrix) reads the triangle once for the whole
+//     block, where gonum's reads it once per vector.
 //
 //   - "gonum" (Gonum): gonum.org/v1/gonum/blas/gonum unchanged.
 //

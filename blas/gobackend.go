@@ -58,3 +58,17 @@ func (b goBackend) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a [
 		b.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
 	}
 }
+
+// Dsymm computes C = alpha·A·B + beta·C (side Left) or alpha·B·A + beta·C
+// (Right) for symmetric A. The Right, Upper product is kpls's block of
+// Krylov vectors times the kernel matrix (the vectors as the m rows of B):
+// simd.SymvBlock, which reads the upper triangle once for all m vectors,
+// where gonum's Dsymm reads it once per vector. Other shapes go to gonum.
+func (b goBackend) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, bm []float64, ldb int, beta float64, c []float64, ldc int) {
+	if s != gblas.Right || ul != gblas.Upper || m == 0 || n == 0 || lda < n || ldb < n || ldc < n ||
+		len(a) < lda*(n-1)+n || len(bm) < ldb*(m-1)+n || len(c) < ldc*(m-1)+n {
+		b.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, bm, ldb, beta, c, ldc)
+		return
+	}
+	simd.SymvBlock(m, n, alpha, a, lda, bm, ldb, beta, c, ldc)
+}

@@ -173,5 +173,6 @@ func All(t *testing.T, impl blas.Float64) {
 	t.Run("Dgemv", func(t *testing.T) { DgemvTest(t, impl) })
 	t.Run("Dsymv", func(t *testing.T) { DsymvTest(t, impl) })
 	t.Run("Dgemm", func(t *testing.T) { DgemmTest(t, impl) })
+	t.Run("Dsymm", func(t *testing.T) { DsymmTest(t, impl) })
 	t.Run("LargeSymv", func(t *testing.T) { LargeSymvTest(t, impl) })
 }

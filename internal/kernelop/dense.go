@@ -18,9 +18,11 @@ type dense struct {
 
 // NewDense wraps an already centred n×n float64 matrix kc (both triangles;
 // kept, not copied) and its statistics, as gram.RBF and gram.CenterStats
-// produce them. Products go through bl as kpls does them today: Dsymv (one
-// triangle read) for one vector, Dgemm with K_c passed transposed for a
-// block, which lets the "go" backend take dot products of rows.
+// produce them. Products go through bl: Dsymv for one vector; Dsymm (the
+// vectors times K_c from the right) for blocks of up to symmMaxVectors,
+// which the "go" backend does reading one triangle once for the block;
+// Dgemm with K_c passed transposed for larger blocks, which the "go"
+// backend does as register-blocked dot products of rows.
 func NewDense(kc []float64, n int, st Stats, bl blas.Float64) Operator {
 	if len(kc) < n*n {
 		panic("kernelop: NewDense matrix too short")
@@ -32,6 +34,15 @@ func (d *dense) N() int       { return d.n }
 func (d *dense) Kind() Kind   { return KindDense }
 func (d *dense) Stats() Stats { return d.st }
 func (d *dense) Bytes() int64 { return 8 * (int64(d.n)*int64(d.n) + int64(len(d.st.ColMean))) }
+
+// symmMaxVectors is the largest block Mul multiplies through Dsymm. With
+// the "go" backend, reading the triangle once for the block costs, per
+// extra vector, the arithmetic of one pass (about 4 ms at n = 8192, 45 %
+// of the FMA peak) where Dgemm reads both triangles and packs: 2 vectors
+// 16 against 30 ms, 5 vectors 29 against 42 ms. By 10 vectors the two are
+// level and by 20 Dgemm's register blocking wins (80–112 against 95–99 ms;
+// BenchmarkOperatorVectors, 2026-11-26).
+const symmMaxVectors = 9
 
 // Mul checks ctx once: a dense pass is one BLAS call of a few milliseconds
 // to a second, which splitting into row blocks would slow down.
@@ -45,6 +56,8 @@ func (d *dense) Mul(ctx context.Context, dst, v []float64, k int) error {
 	case k == 0 || n == 0:
 	case k == 1:
 		d.bl.Dsymv(gblas.Upper, n, 1, d.kc, n, v, 1, 0, dst, 1)
+	case k <= symmMaxVectors:
+		d.bl.Dsymm(gblas.Right, gblas.Upper, k, n, 1, d.kc, n, v, n, 0, dst, n)
 	default:
 		d.bl.Dgemm(gblas.NoTrans, gblas.Trans, k, n, n, 1, v, n, d.kc, n, 0, dst, n)
 	}

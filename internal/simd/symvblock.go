@@ -1,0 +1,115 @@
+package simd
+
+import (
+	"math"
+	"sync"
+)
+
+// symvBlockCols is the columns of an eight-row group applied to every
+// vector before moving on: 8 × 256 × 8 B = 16 KiB of the triangle stays
+// in the first-level cache while the k vectors pass over it, so that it
+// is read from memory once, not k times.
+const symvBlockCols = 256
+
+// SymvBlock sets y_q = alpha·A·x_q + beta·y_q for the k vectors x_q (row q
+// of the k×n row-major X, rows ldx apart) and y_q (rows of Y, ldy apart),
+// for the symmetric n×n row-major A of which it reads only the upper
+// triangle, once for all k vectors. It is Symv for a block: each
+// stretch of eight rows of the triangle is brought into the cache once
+// and used by every vector, as rows (dot products) and, by symmetry, as
+// columns. One vector costs about what Symv costs; k vectors cost k times
+// the arithmetic of one over a single read of the matrix, where k Symv
+// calls would read it k times. Large products split the rows over
+// GOMAXPROCS goroutines in bands of equal area, each accumulating into its
+// own k×n block; the blocks are summed at the end in a fixed order.
+func SymvBlock(k, n int, alpha float64, a []float64, lda int, x []float64, ldx int, beta float64, y []float64, ldy int) {
+	if k < 0 || n < 0 || lda < max(n, 1) || ldx < max(n, 1) || ldy < max(n, 1) ||
+		k > 0 && n > 0 && (len(a) < (n-1)*lda+n || len(x) < (k-1)*ldx+n || len(y) < (k-1)*ldy+n) {
+		panic("simd: SymvBlock bad shape")
+	}
+	if k == 0 || n == 0 {
+		return
+	}
+	for q := range k {
+		scaleY(beta, y[q*ldy:q*ldy+n])
+	}
+	if alpha == 0 {
+		return
+	}
+	w := workers(k*n*n/2, n)
+	bounds := make([]int, w+1)
+	for p := 1; p < w; p++ {
+		f := float64(p) / float64(w)
+		bounds[p] = int(float64(n)*(1-math.Sqrt(1-f))) &^ 7
+	}
+	bounds[w] = n
+	accs := make([][]float64, w)
+	for p := range accs {
+		acc, _ := accPool.Get().(*[]float64)
+		if acc == nil || cap(*acc) < k*n {
+			acc = new(make([]float64, k*n))
+		}
+		accs[p] = (*acc)[:k*n]
+		clear(accs[p])
+	}
+	var wg sync.WaitGroup
+	for p := range w {
+		wg.Go(func() { symvBlockRows(bounds[p], bounds[p+1], k, n, a, lda, x, ldx, accs[p]) })
+	}
+	wg.Wait()
+	for q := range k {
+		yq := y[q*ldy : q*ldy+n]
+		for _, acc := range accs {
+			for i, v := range acc[q*n : q*n+n] {
+				yq[i] += alpha * v
+			}
+		}
+	}
+	for _, acc := range accs {
+		accPool.Put(&acc)
+	}
+}
+
+// symvBlockRows adds the contribution of the upper triangle's rows
+// [r0, r1) to A·x_q into acc_q (row q of the k×n acc) for every q: groups
+// of eight rows, column block by column block, every vector per block;
+// then the leftover rows one at a time.
+func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int, acc []float64) {
+	xs := make([][8][4]float64, k)
+	var d [8]float64
+	i := r0
+	for ; i+8 <= r1; i += 8 {
+		for q := range k {
+			xq := x[q*ldx : q*ldx+n]
+			for r := range 8 {
+				v := xq[i+r]
+				xs[q][r] = [4]float64{v, v, v, v}
+			}
+			symvDiag(true, i, 8, 1, a, lda, xq, acc[q*n:q*n+n])
+		}
+		for c0 := i + 8; c0 < n; c0 += symvBlockCols {
+			c1 := min(n, c0+symvBlockCols)
+			blk := a[i*lda+c0:]
+			for q := range k {
+				aq := acc[q*n : q*n+n]
+				symRank8(blk, lda, x[q*ldx+c0:q*ldx+c1], aq[c0:c1], &xs[q], &d)
+				for r, v := range d {
+					aq[i+r] += v
+				}
+			}
+		}
+	}
+	for ; i < r1; i++ {
+		row := a[i*lda : i*lda+n]
+		for q := range k {
+			xq, aq := x[q*ldx:q*ldx+n], acc[q*n:q*n+n]
+			xi := xq[i]
+			s := row[i] * xi
+			for c := i + 1; c < n; c++ {
+				s += row[c] * xq[c]
+				aq[c] += xi * row[c]
+			}
+			aq[i] += s
+		}
+	}
+}
