@@ -17,3 +17,14 @@ type Float64 interface {
 	Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
 	Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
 }
+
+// OnePassSymm is implemented by a backend whose Dsymm with the symmetric
+// matrix on the right, given by its upper triangle, reads the triangle once
+// for a short block of rows (the "go" backend, for blocks of kpls's Krylov
+// vectors). Callers multiply blocks through Dsymm only on such backends:
+// gonum's and OpenBLAS's Dsymm of 5 rows by 8192×8192 take 2.2× and 1.7×
+// their Dgemm of the same product.
+type OnePassSymm interface {
+	Float64
+	SymmReadsTriangleOnce()
+}

@@ -15,6 +15,9 @@ type goBackend struct{ gonum.Implementation }
 
 func (goBackend) Name() string { return "go" }
 
+// SymmReadsTriangleOnce marks the go backend as a OnePassSymm.
+func (goBackend) SymmReadsTriangleOnce() {}
+
 // Dsymv computes y = alpha·A·x + beta·y for symmetric A, reading only the
 // ul triangle.
 func (b goBackend) Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {

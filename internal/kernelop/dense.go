@@ -10,24 +10,26 @@ import (
 
 // dense is K_c stored in full, n×n row-major float64.
 type dense struct {
-	kc []float64
-	n  int
-	st Stats
-	bl blas.Float64
+	kc   []float64
+	n    int
+	st   Stats
+	bl   blas.Float64
+	symm bool // bl reads the triangle once for a block (blas.OnePassSymm)
 }
 
 // NewDense wraps an already centred n×n float64 matrix kc (both triangles;
 // kept, not copied) and its statistics, as gram.RBF and gram.CenterStats
-// produce them. Products go through bl: Dsymv for one vector; Dsymm (the
-// vectors times K_c from the right) for blocks of up to symmMaxVectors,
-// which the "go" backend does reading one triangle once for the block;
-// Dgemm with K_c passed transposed for larger blocks, which the "go"
+// produce them. Products go through bl: Dsymv for one vector; on a
+// blas.OnePassSymm backend ("go"), Dsymm (the vectors times K_c from the
+// right) for blocks of up to symmMaxVectors, reading one triangle once for
+// the block; otherwise Dgemm with K_c passed transposed, which the "go"
 // backend does as register-blocked dot products of rows.
 func NewDense(kc []float64, n int, st Stats, bl blas.Float64) Operator {
 	if len(kc) < n*n {
 		panic("kernelop: NewDense matrix too short")
 	}
-	return &dense{kc: kc, n: n, st: st, bl: bl}
+	_, symm := bl.(blas.OnePassSymm)
+	return &dense{kc: kc, n: n, st: st, bl: bl, symm: symm}
 }
 
 func (d *dense) N() int       { return d.n }
@@ -56,7 +58,7 @@ func (d *dense) Mul(ctx context.Context, dst, v []float64, k int) error {
 	case k == 0 || n == 0:
 	case k == 1:
 		d.bl.Dsymv(gblas.Upper, n, 1, d.kc, n, v, 1, 0, dst, 1)
-	case k <= symmMaxVectors:
+	case d.symm && k <= symmMaxVectors:
 		d.bl.Dsymm(gblas.Right, gblas.Upper, k, n, 1, d.kc, n, v, n, 0, dst, n)
 	default:
 		d.bl.Dgemm(gblas.NoTrans, gblas.Trans, k, n, n, 1, v, n, d.kc, n, 0, dst, n)
