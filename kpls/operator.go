@@ -194,8 +194,17 @@ func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, erro
 	}
 	var op kernelop.Operator
 	var err error
-	switch kb.storage {
-	case StorageDense:
+	comm := kernelop.CommFrom(ctx)
+	switch {
+	case comm != nil && kb.storage != StorageFeatures:
+		// Over several processes each rank holds its share of the
+		// triangle's tiles within the limit (hybrid), or none of them.
+		budget := kb.limit
+		if kb.storage == StorageMatrixFree {
+			budget = 0
+		}
+		op, err = kernelop.NewDistributed(ctx, rows(), budget, nil, comm, progress)
+	case kb.storage == StorageDense:
 		progress(0, 1)
 		k := kb.buf.float64s(n * n)
 		if err := kern.matrix(ctx, k, kb.x, n, kb.d); err != nil {
@@ -205,11 +214,11 @@ func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, erro
 		st.Grand, st.Trace, st.Frob2 = gram.CenterStats(k, n, st.ColMean)
 		op = kernelop.NewDense(k, n, st, kb.backend)
 		progress(1, 1)
-	case StorageFloat32:
+	case kb.storage == StorageFloat32:
 		op, err = kernelop.NewFloat32(ctx, rows(), kb.buf.float32s(n*(n+1)/2), progress)
-	case StorageFeatures:
+	case kb.storage == StorageFeatures:
 		op, err = kernelop.NewFeatures(ctx, kb.x, n, kb.d)
-	case StorageHybrid:
+	case kb.storage == StorageHybrid:
 		op, err = kernelop.NewHybrid(ctx, rows(), kb.limit, kb.buf.float64s(int(min(kb.limit/8, int64(n)*int64(n)))), progress)
 	default:
 		op, err = kernelop.NewMatrixFree(ctx, rows(), progress)

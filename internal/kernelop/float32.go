@@ -41,7 +41,7 @@ func NewFloat32(ctx context.Context, rows Rows, buf []float32, progress Progress
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
 	pc := newProgress(progress, passes(rows)*len(tl.tiles))
-	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
+	mean, grand, err := columnMeans(ctx, tl, rows, blk, 0, len(tl.tiles), nil, pc.tickFunc())
 	if err != nil {
 		return nil, err
 	}

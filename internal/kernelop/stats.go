@@ -31,8 +31,10 @@ func areaCost(tl *tiling) []float64 {
 
 // columnMeans is the first construction pass: the uncentred product K·1
 // over the tiles, i.e. the row sums of K, which are its column sums since K
-// is symmetric. It returns the column means and the grand mean.
-func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, tick func()) (mean []float64, grand float64, err error) {
+// is symmetric. It returns the column means and the grand mean. Only the
+// tiles [lo, hi) are computed; over a comm (not nil) every rank's sums are
+// added.
+func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, lo, hi int, comm Comm, tick func()) (mean []float64, grand float64, err error) {
 	if k, ok := rows.(known); ok {
 		m, g := k.means()
 		return m, g, ctx.Err()
@@ -48,7 +50,7 @@ func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, tick fu
 		accs[p] = make([]float64, n)
 	}
 	scr := newScratch(tl, nw)
-	err = run(ctx, partition(areaCost(tl), nw), func(p, i int) {
+	err = run(ctx, partitionRange(areaCost(tl), lo, hi, nw), func(p, i int) {
 		t := tl.tiles[i]
 		a := scr[p].a[:t.area()]
 		compute(rows, blk, t, a)
@@ -61,6 +63,11 @@ func columnMeans(ctx context.Context, tl *tiling, rows Rows, blk Blocks, tick fu
 	for _, acc := range accs[1:] {
 		for j, v := range acc {
 			mean[j] += v
+		}
+	}
+	if comm != nil {
+		if err := comm.AllreduceSum(mean); err != nil {
+			return nil, 0, err
 		}
 	}
 	if n == 0 {

@@ -29,6 +29,11 @@ type tiled struct {
 	st    Stats
 	cache []float64
 	off   []int // offset of tile i in cache, or −1 if it is recomputed
+	// The tiles [lo, hi) are this process's share: all of them, or, over
+	// a Comm, this rank's (NewDistributed), whose partial products every
+	// rank sums.
+	lo, hi int
+	comm   Comm
 }
 
 // NewMatrixFree returns K_c as an operator that stores nothing n×n: every
@@ -39,7 +44,7 @@ type tiled struct {
 // tile per goroutine and, during Mul, a k×n accumulator
 // per goroutine.
 func NewMatrixFree(ctx context.Context, rows Rows, progress Progress) (Operator, error) {
-	return newTiled(ctx, rows, 0, nil, KindMatrixFree, progress)
+	return newTiled(ctx, rows, 0, nil, KindMatrixFree, nil, progress)
 }
 
 // NewHybrid is NewMatrixFree with as many centred tiles cached (float64)
@@ -51,19 +56,23 @@ func NewMatrixFree(ctx context.Context, rows Rows, progress Progress) (Operator,
 // storage (the same rule: not in use elsewhere while this operator
 // lives); nil allocates.
 func NewHybrid(ctx context.Context, rows Rows, budgetBytes int64, buf []float64, progress Progress) (Operator, error) {
-	return newTiled(ctx, rows, budgetBytes, buf, KindHybrid, progress)
+	return newTiled(ctx, rows, budgetBytes, buf, KindHybrid, nil, progress)
 }
 
-func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind Kind, progress Progress) (*tiled, error) {
+func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind Kind, comm Comm, progress Progress) (*tiled, error) {
 	n := rows.N()
 	blk, _ := rows.(Blocks)
 	tl := newTiling(n, blk != nil)
-	o := &tiled{kind: kind, rows: rows, blk: blk, tl: tl, off: make([]int, len(tl.tiles))}
+	o := &tiled{kind: kind, rows: rows, blk: blk, tl: tl, off: make([]int, len(tl.tiles)), hi: len(tl.tiles), comm: comm}
+	if comm != nil {
+		b := partition(areaCost(tl), comm.Size())
+		o.lo, o.hi = b[comm.Rank()], b[comm.Rank()+1]
+	}
 	// Cache tiles in order while they fit: every entry cached saves one
 	// evaluation per pass for 8 bytes, whichever tile it is in.
 	avail, used := budget/8, 0
 	for i, t := range tl.tiles {
-		if int64(used+t.area()) <= avail {
+		if i >= o.lo && i < o.hi && int64(used+t.area()) <= avail {
 			o.off[i] = used
 			used += t.area()
 		} else {
@@ -76,8 +85,8 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	hugepage.Float64s(buf[:used])
 	o.cache = buf[:used]
 
-	pc := newProgress(progress, passes(rows)*len(tl.tiles))
-	mean, grand, err := columnMeans(ctx, tl, rows, blk, pc.tickFunc())
+	pc := newProgress(progress, passes(rows)*(o.hi-o.lo))
+	mean, grand, err := columnMeans(ctx, tl, rows, blk, o.lo, o.hi, comm, pc.tickFunc())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +95,7 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	nw := workers(n, len(tl.tiles))
 	scr := newScratch(tl, nw)
 	frob2, trace := make([]float64, len(tl.tiles)), make([]float64, len(tl.tiles))
-	err = run(ctx, partition(areaCost(tl), nw), func(p, i int) {
+	err = run(ctx, partitionRange(areaCost(tl), o.lo, o.hi, nw), func(p, i int) {
 		t := tl.tiles[i]
 		a := o.tile(i, scr[p].a)
 		compute(rows, blk, t, a)
@@ -95,7 +104,13 @@ func newTiled(ctx context.Context, rows Rows, budget int64, buf []float64, kind 
 	if err != nil {
 		return nil, err
 	}
-	o.st = Stats{ColMean: mean, Grand: grand, Trace: sumInOrder(trace), Frob2: sumInOrder(frob2)}
+	sums := []float64{sumInOrder(trace), sumInOrder(frob2)}
+	if comm != nil {
+		if err := comm.AllreduceSum(sums); err != nil {
+			return nil, err
+		}
+	}
+	o.st = Stats{ColMean: mean, Grand: grand, Trace: sums[0], Frob2: sums[1]}
 	return o, nil
 }
 
@@ -135,10 +150,11 @@ func (o *tiled) Bytes() int64 {
 }
 
 // CachedFraction reports the fraction of the tiles' entries that are
-// cached: 0 for matrix-free, 1 when the budget held every tile.
+// cached: 0 for matrix-free, 1 when the budget held every tile (of this
+// rank's share, for a distributed operator).
 func (o *tiled) CachedFraction() float64 {
 	total := 0
-	for _, t := range o.tl.tiles {
+	for _, t := range o.tl.tiles[o.lo:o.hi] {
 		total += t.area()
 	}
 	if total == 0 {
@@ -149,11 +165,12 @@ func (o *tiled) CachedFraction() float64 {
 
 // Evaluations reports the kernel evaluations one Mul pass computes: the
 // entries of the tiles not cached (about n²/2 for matrix-free with
-// Blocks, plus the lower halves of the diagonal squares).
+// Blocks, plus the lower halves of the diagonal squares; this rank's
+// share of them for a distributed operator).
 func (o *tiled) Evaluations() int64 {
 	var e int64
 	for i, t := range o.tl.tiles {
-		if o.off[i] < 0 {
+		if o.off[i] < 0 && i >= o.lo && i < o.hi {
 			e += int64(t.area())
 		}
 	}
@@ -166,11 +183,11 @@ func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 	if k == 0 || n == 0 {
 		return ctx.Err()
 	}
-	nw := workers(n, len(o.tl.tiles))
+	nw := workers(n, o.hi-o.lo)
 	accs := accumulators(dst, k, n, nw)
 	scr := newScratch(o.tl, nw)
 	m, g := o.st.ColMean, o.st.Grand
-	err := run(ctx, partition(o.passCost(k), nw), func(p, i int) {
+	err := run(ctx, partitionRange(o.passCost(k), o.lo, o.hi, nw), func(p, i int) {
 		t := o.tl.tiles[i]
 		a := o.tile(i, scr[p].a)
 		if o.off[i] < 0 {
@@ -183,5 +200,8 @@ func (o *tiled) Mul(ctx context.Context, dst, v []float64, k int) error {
 		return err
 	}
 	reduce(accs)
+	if o.comm != nil {
+		return o.comm.AllreduceSum(dst[:k*n])
+	}
 	return nil
 }

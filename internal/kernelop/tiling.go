@@ -165,6 +165,24 @@ func partition(cum []float64, nw int) []int {
 	return b
 }
 
+// partitionRange is partition of the tiles [lo, hi) alone (cum is the
+// cumulative cost of all tiles); the bounds it returns are tile indices.
+func partitionRange(cum []float64, lo, hi, nw int) []int {
+	sub := make([]float64, hi-lo)
+	base := 0.0
+	if lo > 0 {
+		base = cum[lo-1]
+	}
+	for i := range sub {
+		sub[i] = cum[lo+i] - base
+	}
+	b := partition(sub, nw)
+	for p := range b {
+		b[p] += lo
+	}
+	return b
+}
+
 // run calls visit(p, i) for every tile i, worker p taking the run
 // bounds[p]..bounds[p+1] on its own goroutine (the caller's for p = 0 when
 // there is one worker). The context is checked before every tile; after a

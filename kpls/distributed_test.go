@@ -1,0 +1,160 @@
+package kpls
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/kernelop"
+	"github.com/kpls-go/kpls/internal/localcomm"
+)
+
+// onRanks runs f on size goroutine ranks, each with a context that makes
+// its fits build their kernel matrix distributed over the group, and
+// returns each rank's result.
+func onRanks[R any](t *testing.T, size int, f func(ctx context.Context) (R, error)) []R {
+	t.Helper()
+	comms := localcomm.New(size)
+	out := make([]R, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for p := range size {
+		wg.Go(func() { out[p], errs[p] = f(kernelop.WithComm(context.Background(), comms[p])) })
+	}
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", p, err)
+		}
+	}
+	return out
+}
+
+// TestDistributedFitReproducesOneProcess fits over 1, 2 and 3 ranks
+// (matrix-free, and with each rank's share cached) and compares what a user
+// reads, RSS and DoF (approximate and Lanczos) per m, the coefficients,
+// predictions at new points and confidence bands, with the one-process
+// dense fit, to 1e-10. Every rank's model must be the same bits as rank 0's.
+func TestDistributedFitReproducesOneProcess(t *testing.T) {
+	x, y := gaussData(700, 5, 31)
+	nx, _ := gaussData(40, 5, 32)
+	for _, dof := range []DoFMethod{DoFApprox, DoFLanczos} {
+		opts := Options{Kernel: RBF{}, Components: 12, DoF: dof, Seed: 5}
+		ref, err := Fit(context.Background(), x, y, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{1, 2, 3} {
+			for _, s := range []Storage{StorageMatrixFree, StorageDense} {
+				t.Run(fmt.Sprintf("dof=%s/ranks=%d/storage=%s", dof, size, s), func(t *testing.T) {
+					o := opts
+					o.Storage = s
+					type fitted struct {
+						m     *Model
+						bands []Band
+					}
+					// Bands multiply by the kernel matrix too, so every rank asks for them.
+					res := onRanks(t, size, func(ctx context.Context) (fitted, error) {
+						m, err := Fit(ctx, x, y, o)
+						if err != nil {
+							return fitted{}, err
+						}
+						b, err := m.PredictBands(ctx, nx, 10, BandOptions{})
+						return fitted{m, b}, err
+					})
+					for p, r := range res {
+						compareModels(t, fmt.Sprint("rank ", p), r.m, res[0].m, nx, 0)
+						compareBands(t, fmt.Sprint("rank ", p), r.bands, res[0].bands, 0)
+					}
+					compareModels(t, "one process", res[0].m, ref, nx, 1e-10)
+					wb, err := ref.PredictBands(context.Background(), nx, 10, BandOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					compareBands(t, "one process", res[0].bands, wb, 1e-10)
+				})
+			}
+		}
+	}
+}
+
+// TestDistributedSelectReproducesOneProcess runs cross-validation (the
+// folds in lock-step on one kernel matrix per width) over 2 and 3 ranks
+// and compares every cell's RMSECV and the choice with one process's.
+func TestDistributedSelectReproducesOneProcess(t *testing.T) {
+	x, y := gaussData(300, 4, 33)
+	so := SelectOptions{Options: Options{Seed: 2, DoF: DoFNone}, Kernels: []Kernel{RBF{}}}
+	ref, err := Select(context.Background(), x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{2, 3} {
+		sels := onRanks(t, size, func(ctx context.Context) (*Selection, error) { return Select(ctx, x, y, so) })
+		for p, sel := range sels {
+			if len(sel.Table) != len(ref.Table) || sel.Best.Width() != ref.Best.Width() || sel.Best.M != ref.Best.M {
+				t.Fatalf("ranks=%d rank %d: %d cells, best width %v m %d; one process: %d, %v, %d",
+					size, p, len(sel.Table), sel.Best.Width(), sel.Best.M, len(ref.Table), ref.Best.Width(), ref.Best.M)
+			}
+			for i, r := range sel.Table {
+				if w := ref.Table[i].RMSECV; !(math.Abs(r.RMSECV-w) <= 1e-10*w) {
+					t.Fatalf("ranks=%d rank %d: cell %d (width %v, m %d) RMSECV %v, one process %v", size, p, i, r.Width(), r.M, r.RMSECV, w)
+				}
+			}
+		}
+	}
+}
+
+func compareBands(t *testing.T, what string, got, want []Band, tol float64) {
+	t.Helper()
+	flat := func(bs []Band) []float64 {
+		var f []float64
+		for _, b := range bs {
+			f = append(f, b.Yhat, b.SE)
+		}
+		return f
+	}
+	g, w := flat(got), flat(want)
+	if d := relDiff(g, w); len(g) != len(w) || tol == 0 && d != 0 || !(d <= tol) {
+		t.Fatalf("%s: bands differ (relative %.3g)", what, d)
+	}
+}
+
+// compareModels checks got against want: per-m RSS and DoF, α, predictions
+// and bands at nx, to tol relative (0: the same bits).
+func compareModels(t *testing.T, what string, got, want *Model, nx mat.Matrix, tol float64) {
+	t.Helper()
+	near := func(name string, a, b []float64) {
+		t.Helper()
+		for i := range b {
+			if tol == 0 && math.Float64bits(a[i]) != math.Float64bits(b[i]) || tol > 0 && !(relDiff(a, b) <= tol) {
+				t.Fatalf("%s: %s differs: %v against %v (relative %.3g)", what, name, a[i], b[i], relDiff(a, b))
+			}
+		}
+	}
+	gs, ws := got.Stats(), want.Stats()
+	if len(gs) != len(ws) {
+		t.Fatalf("%s: %d components, want %d", what, len(gs), len(ws))
+	}
+	for m := range ws {
+		near(fmt.Sprintf("m=%d rss, dof", m), []float64{gs[m].RSS, gs[m].DoF}, []float64{ws[m].RSS, ws[m].DoF})
+	}
+	ctx := context.Background()
+	for _, comp := range []int{1, len(ws) / 2, len(ws) - 1} {
+		ga, err := got.Alpha(comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa, _ := want.Alpha(comp)
+		near(fmt.Sprintf("α_%d", comp), ga, wa)
+		gp, err := got.Predict(ctx, nx, comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp, _ := want.Predict(ctx, nx, comp)
+		near(fmt.Sprintf("predictions at m=%d", comp), gp, wp)
+	}
+}
