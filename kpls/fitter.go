@@ -207,6 +207,17 @@ func (f *fitter) build(ctx context.Context, s Storage, limit int64) (kernelop.Op
 	if err != nil {
 		return nil, err
 	}
+	if comm := kernelop.CommFrom(ctx); comm != nil && s != StorageFeatures {
+		// Over MPI ranks each rank holds its share of the tiles in float64,
+		// cached within the limit (hybrid) or recomputed (matrix-free).
+		if held := Storage(op.Kind()); held != s {
+			if f.opts.Storage != StorageAuto && f.storageWarn == nil {
+				w := warnf(WarnStorage, "storage %s is held over %d MPI ranks as %s: each rank caches its share of the kernel matrix's tiles in float64 within the memory limit", s, comm.Size(), held)
+				f.storageWarn = &w
+			}
+			s = held
+		}
+	}
 	f.storage, f.kstats = s, op.Stats()
 	if f.wt != nil {
 		if op, err = newWeightedOp(ctx, op, f.wt, kernelDiag(f.opts.Kernel, f.x, f.n, f.d)); err != nil {

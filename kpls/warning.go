@@ -35,7 +35,9 @@ const (
 	WarnBudget WarningCode = "budget"
 	// WarnStorage: the fit changed the storage of the kernel matrix that
 	// auto had chosen (float32 to hybrid, which is float64) because the
-	// float32 fit stopped early, near breakdown.
+	// float32 fit stopped early, near breakdown; or, over MPI ranks, the
+	// storage asked for (dense, float32) is held as each rank's share of
+	// the tiles (hybrid).
 	WarnStorage WarningCode = "storage"
 	// WarnKept: the model holds fewer components than its fit found valid:
 	// it was kept to m components (Model.Truncated) before being saved.

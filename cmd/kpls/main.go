@@ -46,8 +46,18 @@ Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
 `,
 }
 
+// In an MPI build (mpi.go, the mpi build tag) every rank runs the whole
+// command; mpiRanks is their number (0 in the default build), primary is
+// false on the ranks other than 0, which write no files, and finish ends
+// MPI on the way out.
+var (
+	mpiRanks = 0
+	primary  = true
+	finish   = func(code int) int { return code }
+)
+
 func main() {
-	os.Exit(cli.Main(&program))
+	os.Exit(finish(cli.Main(&program)))
 }
 
 // command is a subcommand of the one shape: flags → checked config (its

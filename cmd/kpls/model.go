@@ -20,6 +20,9 @@ func saveModel(m *kpls.Model, path string) error {
 // renamed into place, so that a failed write never leaves half a file
 // behind. Errors name --model.
 func writeAtomically(path string, write func(io.Writer) error) (err error) {
+	if !primary {
+		return write(io.Discard) // the same work as rank 0, no file
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".kpls-model-*")
 	if err != nil {
 		return fmt.Errorf("--model: cannot write %s: %w", path, err)

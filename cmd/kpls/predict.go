@@ -388,7 +388,9 @@ func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs [
 func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	w, summary := e.Stdout, cfg.c.Text(e)
 	var file *os.File
-	if cfg.output != "" {
+	if cfg.output != "" && !primary {
+		w = io.Discard
+	} else if cfg.output != "" {
 		if file, err = os.Create(cfg.output); err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}

@@ -36,6 +36,9 @@ type versionJSON struct {
 	MemoryLimit int64 `json:"memory_limit"`
 	DenseUpTo   int   `json:"dense_up_to_n"`
 	Float32UpTo int   `json:"float32_up_to_n"`
+	// MPIRanks is the number of MPI ranks of this run in an MPI build
+	// (scripts/mpi-build.sh), 0 in the default build.
+	MPIRanks int `json:"mpi_ranks"`
 }
 
 func runVersion(_ context.Context, e *cli.Env, args []string) error {
@@ -56,7 +59,7 @@ func runVersion(_ context.Context, e *cli.Env, args []string) error {
 func versionInfo() versionJSON {
 	v := versionJSON{Module: "github.com/kpls-go/kpls", Version: "(unknown)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
-		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: modelFilesInfo()}
+		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: modelFilesInfo(), MPIRanks: mpiRanks}
 	v.SIMD, v.SIMDPaths = simd.Path(), simd.Available()
 	v.MemoryLimit = kpls.DefaultMemoryLimit()
 	v.DenseUpTo = largestN(kpls.StorageDense, v.MemoryLimit)
@@ -111,6 +114,9 @@ func renderVersion(w io.Writer, v versionJSON) {
 		fmt.Fprintf(w, "commit   %s%s\n", v.VCS, dirty)
 	}
 	fmt.Fprintf(w, "go       %s %s, GOMAXPROCS %d\n", v.Go, v.Platform, v.CPUs)
+	if v.MPIRanks > 0 {
+		fmt.Fprintf(w, "mpi      %d ranks\n", v.MPIRanks)
+	}
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
 	r := v.ModelFiles.Reads
 	fmt.Fprintf(w, "models   %s files: writes version %d (binary; %d for a mean of models), reads versions %d–%d (1–3 are JSON)\n", v.ModelFiles.Format, v.ModelFiles.Writes, v.ModelFiles.WritesMeans, r[0], r[len(r)-1])

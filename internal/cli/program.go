@@ -28,6 +28,12 @@ type Program struct {
 	About    string // one line after the name in the usage
 	Commands []Command
 	Notes    string // the usage's last paragraph (input files, exit status, ...)
+	// Context, if set, wraps the context Main runs the command under (the
+	// MPI build attaches its communicator).
+	Context func(context.Context) context.Context
+	// Streams, if set, gives the writers Main passes for the process's
+	// stdout and stderr (the MPI build silences the ranks other than 0).
+	Streams func(stdout, stderr io.Writer) (io.Writer, io.Writer)
 }
 
 // Command is one subcommand.
@@ -55,7 +61,14 @@ func Main(p *Program) int {
 	if _, err := simd.Requested(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: warning: %v\n", p.Name, err)
 	}
-	code := p.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if p.Context != nil {
+		ctx = p.Context(ctx)
+	}
+	var stdout, stderr io.Writer = os.Stdout, os.Stderr
+	if p.Streams != nil {
+		stdout, stderr = p.Streams(stdout, stderr)
+	}
+	code := p.Run(ctx, os.Args[1:], stdout, stderr)
 	stop()
 	return code
 }

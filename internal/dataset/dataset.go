@@ -128,7 +128,13 @@ func Open(path string, opts Options) (*Reader, error) {
 	if path == "-" {
 		return NewReader(os.Stdin, "stdin", opts)
 	}
-	f, err := os.Open(path)
+	var f io.ReadCloser
+	var err error
+	if source != nil {
+		f, err = source(path)
+	} else {
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read data: %w", err)
 	}
@@ -140,6 +146,15 @@ func Open(path string, opts Options) (*Reader, error) {
 	r.closer = f
 	return r, nil
 }
+
+// source, when set (SetSource), opens the named files Open reads.
+var source func(path string) (io.ReadCloser, error)
+
+// SetSource makes Open read named files (not "-") through open instead of
+// os.Open: the command's MPI build reads a file on rank 0 and broadcasts
+// its bytes to the other ranks. nil restores os.Open. Not for concurrent
+// use with Open.
+func SetSource(open func(path string) (io.ReadCloser, error)) { source = open }
 
 // Close closes the file Open opened.
 func (r *Reader) Close() error {

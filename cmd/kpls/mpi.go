@@ -1,0 +1,80 @@
+//go:build mpi
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/kernelop"
+	"github.com/kpls-go/kpls/internal/mpi"
+)
+
+// With the mpi build tag, every rank runs the command as one process
+// would: rank 0 reads the data files and broadcasts their bytes, every
+// fit's kernel operator is spread over the ranks (kernelop.NewDistributed),
+// and only rank 0 writes output and files. A rank that fails aborts the
+// run (MPI_Abort), so that no rank waits forever in a collective.
+func init() {
+	w, err := mpi.Init()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kpls: %v\n", err)
+		os.Exit(1)
+	}
+	mpiRanks = w.Size()
+	primary = w.Rank() == 0
+	program.Context = func(ctx context.Context) context.Context { return kernelop.WithComm(ctx, w) }
+	var errTail *tail
+	if !primary {
+		errTail = &tail{}
+		program.Streams = func(io.Writer, io.Writer) (io.Writer, io.Writer) { return io.Discard, errTail }
+	}
+	dataset.SetSource(func(path string) (io.ReadCloser, error) {
+		if !primary {
+			b, err := w.Bcast(nil, 0)
+			if err != nil {
+				return nil, err
+			}
+			return io.NopCloser(bytes.NewReader(b)), nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			w.BcastError(0)
+			return nil, err
+		}
+		if _, err := w.Bcast(b, 0); err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	})
+	finish = func(code int) int {
+		if code != 0 {
+			if errTail != nil && errTail.Len() > 0 {
+				fmt.Fprintf(os.Stderr, "kpls: rank %d of %d: %s", w.Rank(), w.Size(), errTail.String())
+			}
+			w.Abort(code)
+			return code
+		}
+		if err := w.Finalize(); err != nil {
+			fmt.Fprintf(os.Stderr, "kpls: rank %d: %v\n", w.Rank(), err)
+			return 1
+		}
+		return 0
+	}
+}
+
+// tail keeps the last few kilobytes written to a silenced rank's stderr,
+// which it prints if the rank fails.
+type tail struct{ bytes.Buffer }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.Buffer.Write(p)
+	if t.Len() > 8<<10 {
+		t.Next(t.Len() - 4<<10)
+	}
+	return len(p), nil
+}
