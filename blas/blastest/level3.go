@@ -54,16 +54,7 @@ func gemmCase(t *testing.T, rng *rand.Rand, impl blas.Float64, tA, tB gblas.Tran
 	}
 	for _, alpha := range scales {
 		for _, beta := range scales {
-			c := newMatrix(rng, m, n, max(n, 1)+rng.IntN(2))
-			c0 := append([]float64(nil), c.buf...)
-			if beta == 0 {
-				for i := range m {
-					for j := range n {
-						c.set(i, j, nan())
-					}
-				}
-			}
-			before := append([]float64(nil), c.buf...)
+			c, c0, before := outputMatrix(rng, m, n, beta)
 			impl.Dgemm(tA, tB, m, n, k, alpha, a.slice(), a.ld, b.slice(), b.ld, beta, c.slice(), c.ld)
 			c.checkGaps(t, before, "Dgemm")
 			if m == 0 || n == 0 {
@@ -118,16 +109,7 @@ func symmCase(t *testing.T, rng *rand.Rand, impl blas.Float64, s gblas.Side, ul 
 	b := newMatrix(rng, m, n, max(n, 1)+rng.IntN(2))
 	for _, alpha := range scales {
 		for _, beta := range scales {
-			c := newMatrix(rng, m, n, max(n, 1)+rng.IntN(2))
-			c0 := append([]float64(nil), c.buf...)
-			if beta == 0 {
-				for i := range m {
-					for j := range n {
-						c.set(i, j, nan())
-					}
-				}
-			}
-			before := append([]float64(nil), c.buf...)
+			c, c0, before := outputMatrix(rng, m, n, beta)
 			impl.Dsymm(s, ul, m, n, alpha, a.slice(), a.ld, b.slice(), b.ld, beta, c.slice(), c.ld)
 			c.checkGaps(t, before, "Dsymm")
 			for i := range m {
@@ -149,4 +131,21 @@ func symmCase(t *testing.T, rng *rand.Rand, impl blas.Float64, s gblas.Side, ul 
 			}
 		}
 	}
+}
+
+// outputMatrix returns an m×n output matrix C with padding, a copy of its
+// buffer as made (c0, for β·C), and a copy as passed (before, for
+// checkGaps): with β = 0, C is output only and holds NaN, which the
+// routine must ignore.
+func outputMatrix(rng *rand.Rand, m, n int, beta float64) (c matrix, c0, before []float64) {
+	c = newMatrix(rng, m, n, max(n, 1)+rng.IntN(2))
+	c0 = append([]float64(nil), c.buf...)
+	if beta == 0 {
+		for i := range m {
+			for j := range n {
+				c.set(i, j, nan())
+			}
+		}
+	}
+	return c, c0, append([]float64(nil), c.buf...)
 }
