@@ -20,9 +20,9 @@ type dense struct {
 // NewDense wraps an already centred n×n float64 matrix kc (both triangles;
 // kept, not copied) and its statistics, as gram.RBF and gram.CenterStats
 // produce them. Products go through bl: Dsymv for one vector; on a
-// blas.OnePassSymm backend ("go"), Dsymm (the vectors times K_c from the
-// right) for blocks of up to symmMaxVectors, reading one triangle once for
-// the block; otherwise Dgemm with K_c passed transposed, which the "go"
+// blas.OnePassSymm backend ("go") and n ≥ symmMinN, Dsymm (the vectors
+// times K_c from the right) for blocks of up to symmMaxVectors, reading one
+// triangle once for the block; otherwise Dgemm with K_c passed transposed, which the "go"
 // backend does as register-blocked dot products of rows.
 func NewDense(kc []float64, n int, st Stats, bl blas.Float64) Operator {
 	if len(kc) < n*n {
@@ -46,6 +46,13 @@ func (d *dense) Bytes() int64 { return 8 * (int64(d.n)*int64(d.n) + int64(len(d.
 // BenchmarkOperatorVectors, 2026-11-26).
 const symmMaxVectors = 9
 
+// symmMinN is the order from which Mul takes blocks through Dsymm: a
+// triangle of 2048 rows (16 MiB) no longer stays in this machine's 32 MiB
+// L3 next to everything else between products, so reading it once per
+// block is what saves time. Smaller matrices keep Dgemm, and with it the
+// last bits of the products (and of the bands) that older releases gave.
+const symmMinN = 2048
+
 // Mul checks ctx once: a dense pass is one BLAS call of a few milliseconds
 // to a second, which splitting into row blocks would slow down.
 func (d *dense) Mul(ctx context.Context, dst, v []float64, k int) error {
@@ -58,7 +65,7 @@ func (d *dense) Mul(ctx context.Context, dst, v []float64, k int) error {
 	case k == 0 || n == 0:
 	case k == 1:
 		d.bl.Dsymv(gblas.Upper, n, 1, d.kc, n, v, 1, 0, dst, 1)
-	case d.symm && k <= symmMaxVectors:
+	case d.symm && k <= symmMaxVectors && n >= symmMinN:
 		d.bl.Dsymm(gblas.Right, gblas.Upper, k, n, 1, d.kc, n, v, n, 0, dst, n)
 	default:
 		d.bl.Dgemm(gblas.NoTrans, gblas.Trans, k, n, n, 1, v, n, d.kc, n, 0, dst, n)
