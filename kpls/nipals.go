@@ -42,6 +42,12 @@ type krylov struct {
 	// breakdown check, maxSteps×maxSteps with leading dimension ld.
 	lRun []float64
 	ld   int
+	// lInv is L⁻¹, grown with L (same layout), and lF2, lInvF2 the
+	// squared Frobenius norms of L and L⁻¹: their product bounds the
+	// condition of D = LᵀL from above, which spares the breakdown check
+	// its SVD while the bound is well below ritzCondMax.
+	lInv        []float64
+	lF2, lInvF2 float64
 	// out carries the scores to rows the fit does not train on
 	// (cross-validation's held-out rows); nil without.
 	out *outOfFold
@@ -84,6 +90,7 @@ func newKrylov(n, maxSteps int) *krylov {
 		yhat:  make([]float64, (maxSteps+1)*n),
 		rss:   make([]float64, maxSteps+1),
 		lRun:  make([]float64, maxSteps*maxSteps),
+		lInv:  make([]float64, maxSteps*maxSteps),
 		ld:    maxSteps,
 	}
 }
@@ -104,11 +111,14 @@ func (kr *krylov) grow(maxSteps int) {
 	kr.rKr = append(kr.rKr, make([]float64, maxSteps-old)...)
 	kr.q = append(kr.q, make([]float64, maxSteps-old)...)
 	kr.rss = append(kr.rss, make([]float64, maxSteps-old)...)
-	l := make([]float64, maxSteps*maxSteps)
-	for i := 0; i < old; i++ {
-		copy(l[i*maxSteps:i*maxSteps+old], kr.lRun[i*old:(i+1)*old])
+	relayout := func(a []float64) []float64 {
+		b := make([]float64, maxSteps*maxSteps)
+		for i := 0; i < old; i++ {
+			copy(b[i*maxSteps:i*maxSteps+old], a[i*old:(i+1)*old])
+		}
+		return b
 	}
-	kr.lRun, kr.ld = l, maxSteps
+	kr.lRun, kr.lInv, kr.ld = relayout(kr.lRun), relayout(kr.lInv), maxSteps
 	kr.out.grow(maxSteps)
 }
 
@@ -241,21 +251,43 @@ func (kr *krylov) absorb(bl blas.Float64, st *stepState, yc []float64) bool {
 }
 
 // ritzCond returns θ_max/θ_min, the condition number of D over the steps
-// so far.
+// so far, or, while an upper bound on it is below ritzCondMax/2, that
+// bound: the breakdown check only compares it with ritzCondMax, and the
+// bound spares it an SVD per step (O(steps³)), which on small data sets
+// cost more than the products with K.
 func (kr *krylov) ritzCond(bl blas.Float64) float64 {
 	// The fit calls this after every step, so L grows by its new column,
 	// L[i][j] = t_iᵀ(K r_j)/√(r_jᵀKr_j) for i ≤ j (one product with T), and
-	// only singular values are computed: O(n·steps) per step, not the
-	// O(n·steps²) of rebuilding L.
+	// L⁻¹ with it: for L = [[A, c], [0, d]], L⁻¹ = [[A⁻¹, −A⁻¹c/d], [0, 1/d]].
 	s, n, ld := kr.steps, kr.n, kr.ld
 	j := s - 1
 	col := make([]float64, s)
 	bl.Dgemv(gblas.NoTrans, s, n, 1/math.Sqrt(kr.rKr[j]), kr.t, n, kr.ktr[j*n:(j+1)*n], 1, 0, col, 1)
+	d := col[j]
 	for i, v := range col {
 		kr.lRun[i*ld+j] = v
 	}
+	for i := range j {
+		var acc float64
+		for l := i; l < j; l++ {
+			acc += kr.lInv[i*ld+l] * col[l]
+		}
+		kr.lInv[i*ld+j] = -acc / d
+	}
+	kr.lInv[j*ld+j] = 1 / d
 	if s < 2 {
 		return 1
+	}
+	// σ_max ≤ ‖L‖_F and 1/σ_min ≤ ‖L⁻¹‖_F, so (σ_max/σ_min)² ≤ ‖L‖²_F‖L⁻¹‖²_F.
+	var lF2, invF2 float64
+	for i := range s {
+		for c := i; c < s; c++ {
+			lF2 += kr.lRun[i*ld+c] * kr.lRun[i*ld+c]
+			invF2 += kr.lInv[i*ld+c] * kr.lInv[i*ld+c]
+		}
+	}
+	if b := lF2 * invF2; b <= ritzCondMax/2 {
+		return b
 	}
 	lm := mat.NewDense(s, s, nil)
 	for i := 0; i < s; i++ {
