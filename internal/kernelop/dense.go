@@ -40,17 +40,21 @@ func (d *dense) Bytes() int64 { return 8 * (int64(d.n)*int64(d.n) + int64(len(d.
 // symmMaxVectors is the largest block Mul multiplies through Dsymm. With
 // the "go" backend, reading the triangle once for the block costs, per
 // extra vector, the arithmetic of one pass (about 4 ms at n = 8192, 45 %
-// of the FMA peak) where Dgemm reads both triangles and packs: 2 vectors
-// 16 against 30 ms, 5 vectors 29 against 42 ms. By 10 vectors the two are
-// level and by 20 Dgemm's register blocking wins (80–112 against 95–99 ms;
-// BenchmarkOperatorVectors, 2026-11-26).
-const symmMaxVectors = 9
+// of the FMA peak) where Dgemm reads both triangles: at n = 8192, 2
+// vectors 16 against 30 ms, 5 vectors 29 against 42 ms, 7 vectors 35
+// against 42 ms; at 9 the two are level (46 and 48 ms), and at n = 2048
+// Dgemm's register blocking already wins there (2.4 against 3.0 ms;
+// BenchmarkOperatorVectors and simd's GemmNT against SymvBlock,
+// 2026-11-26).
+const symmMaxVectors = 8
 
-// symmMinN is the order from which Mul takes blocks through Dsymm: a
-// triangle of 2048 rows (16 MiB) no longer stays in this machine's 32 MiB
-// L3 next to everything else between products, so reading it once per
-// block is what saves time. Smaller matrices keep Dgemm, and with it the
-// last bits of the products (and of the bands) that older releases gave.
+// symmMinN is the order from which Mul takes blocks through Dsymm. Below
+// it the matrix stays in this machine's 32 MiB L3 between products and
+// Dgemm is faster whatever the block: 5 vectors at n = 1030 take 0.39 ms
+// through Dgemm against 0.44 through Dsymm, at n = 379 0.08 against
+// 0.12. At n = 2048 (a 16 MiB triangle) Dsymm wins, 1.76 against 2.2 ms.
+// Keeping Dgemm below also keeps the last bits of the products (and of
+// the bands) that older releases gave.
 const symmMinN = 2048
 
 // Mul checks ctx once: a dense pass is one BLAS call of a few milliseconds
