@@ -9,13 +9,15 @@ import (
 	"io"
 	"os"
 
+	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/mpi"
 )
 
 // With the mpi build tag, every rank runs the command as one process
-// would: rank 0 reads the data files and broadcasts their bytes, every
+// would: rank 0 reads the data files (and standard input, which mpirun
+// gives to rank 0 alone) and broadcasts their bytes, every
 // fit's kernel operator is spread over the ranks (kernelop.NewDistributed),
 // and only rank 0 writes output and files. A rank that fails aborts the
 // run (MPI_Abort), so that no rank waits forever in a collective.
@@ -33,7 +35,7 @@ func init() {
 		errTail = &tail{}
 		program.Streams = func(io.Writer, io.Writer) (io.Writer, io.Writer) { return io.Discard, errTail }
 	}
-	dataset.SetSource(func(path string) (io.ReadCloser, error) {
+	broadcast := func(path string) (io.ReadCloser, error) {
 		if !primary {
 			b, err := w.Bcast(nil, 0)
 			if err != nil {
@@ -41,7 +43,13 @@ func init() {
 			}
 			return io.NopCloser(bytes.NewReader(b)), nil
 		}
-		b, err := os.ReadFile(path)
+		var b []byte
+		var err error
+		if path == "-" {
+			b, err = io.ReadAll(os.Stdin)
+		} else {
+			b, err = os.ReadFile(path)
+		}
 		if err != nil {
 			w.BcastError(0)
 			return nil, err
@@ -50,7 +58,9 @@ func init() {
 			return nil, err
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
-	})
+	}
+	dataset.SetSource(broadcast)
+	fitflags.Stdin = &firstRead{open: func() (io.Reader, error) { return broadcast("-") }}
 	finish = func(code int) int {
 		if code != 0 {
 			if errTail != nil && errTail.Len() > 0 {
@@ -65,6 +75,25 @@ func init() {
 		}
 		return 0
 	}
+}
+
+// firstRead is a reader that opens its source at the first Read: --data -
+// reaches every rank by a broadcast when the command reads it, at the same
+// point on every rank.
+type firstRead struct {
+	open func() (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	if f.r == nil && f.err == nil {
+		f.r, f.err = f.open()
+	}
+	if f.err != nil {
+		return 0, f.err
+	}
+	return f.r.Read(p)
 }
 
 // tail keeps the last few kilobytes written to a silenced rank's stderr,

@@ -125,8 +125,12 @@ type Reader struct {
 // Open opens the file at path for reading; "-" is standard input. The
 // caller must Close the Reader. See NewReader.
 func Open(path string, opts Options) (*Reader, error) {
+	name := path
 	if path == "-" {
-		return NewReader(os.Stdin, "stdin", opts)
+		name = "stdin"
+		if source == nil {
+			return NewReader(os.Stdin, name, opts)
+		}
 	}
 	var f io.ReadCloser
 	var err error
@@ -138,7 +142,7 @@ func Open(path string, opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read data: %w", err)
 	}
-	r, err := NewReader(f, path, opts)
+	r, err := NewReader(f, name, opts)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -147,13 +151,14 @@ func Open(path string, opts Options) (*Reader, error) {
 	return r, nil
 }
 
-// source, when set (SetSource), opens the named files Open reads.
+// source, when set (SetSource), opens what Open reads.
 var source func(path string) (io.ReadCloser, error)
 
-// SetSource makes Open read named files (not "-") through open instead of
-// os.Open: the command's MPI build reads a file on rank 0 and broadcasts
-// its bytes to the other ranks. nil restores os.Open. Not for concurrent
-// use with Open.
+// SetSource makes Open read every file, and standard input ("-"),
+// through open instead of os.Open and os.Stdin: the command's MPI build
+// reads them on rank 0 (the only rank mpirun gives standard input) and
+// broadcasts their bytes to the other ranks. nil restores the default.
+// Not for concurrent use with Open.
 func SetSource(open func(path string) (io.ReadCloser, error)) { source = open }
 
 // Close closes the file Open opened.

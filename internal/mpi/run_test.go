@@ -60,6 +60,37 @@ func TestRanksReproduceOneProcess(t *testing.T) {
 	}
 }
 
+// TestStandardInput checks that data read from standard input, which
+// mpirun gives to rank 0 alone, reaches every rank: a 2-rank fit of
+// --data - equals the plain command's fit of the file.
+func TestStandardInput(t *testing.T) {
+	dir := t.TempDir()
+	plain, withMPI := buildCommands(t, dir)
+	train := filepath.Join(dir, "train.csv")
+	writeData(t, train, 300, 3)
+	args := []string{"fit", "--target", "y", "--width", "3", "--components", "8", "--json"}
+	want := runJSON(t, nil, plain, append(args, "--data", train)...)
+	in, err := os.Open(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	full := append(append(mpirun(2), withMPI), append(args, "--data", "-")...)
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.Stdin = in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", full, err, stderr.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	compareTables(t, "fit of standard input", got["components"], want["components"], "rss", "dof")
+}
+
 // TestFailedRankEndsTheRun checks that an error on the rank that reads the
 // data ends every rank promptly with a message naming the file.
 func TestFailedRankEndsTheRun(t *testing.T) {
