@@ -1,4 +1,4 @@
-package kernelop_test
+package kernelop
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kpls-go/kpls/internal/gram"
-	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/localcomm"
 )
 
@@ -28,15 +27,15 @@ func TestDistributed(t *testing.T) {
 		width := 2.0
 		kc, mean, grand := naiveCentred(x, n, d, width)
 		for _, size := range []int{1, 2, 3} {
-			for _, budget := range []int64{0, kernelop.DenseBytes(n) / 5} {
+			for _, budget := range []int64{0, DenseBytes(n) / 5} {
 				t.Run(fmt.Sprintf("n=%d/ranks=%d/budget=%d", n, size, budget), func(t *testing.T) {
 					comms := localcomm.New(size)
-					ops := make([]kernelop.Operator, size)
+					ops := make([]Operator, size)
 					errs := make([]error, size)
 					var wg sync.WaitGroup
 					for p := range size {
 						wg.Go(func() {
-							ops[p], errs[p] = kernelop.NewDistributed(context.Background(), gram.NewRBFRows(x, n, d, width), budget, nil, comms[p], nil)
+							ops[p], errs[p] = NewDistributed(context.Background(), gram.NewRBFRows(x, n, d, width), budget, nil, comms[p], nil)
 						})
 					}
 					wg.Wait()
@@ -67,18 +66,7 @@ func TestDistributed(t *testing.T) {
 								}
 							}
 						}
-						for q := range k {
-							for i := range n {
-								var want, scale float64
-								for j := range n {
-									want += kc[i*n+j] * v[q*n+j]
-									scale += math.Abs(kc[i*n+j] * v[q*n+j])
-								}
-								if diff := math.Abs(dsts[0][q*n+i] - want); diff > 1e-13*(scale+1) {
-									t.Fatalf("k=%d vector %d entry %d: %v, want %v", k, q, i, dsts[0][q*n+i], want)
-								}
-							}
-						}
+						checkProduct(t, dsts[0], kc, v, n, k, 1e-13)
 					}
 				})
 			}
@@ -119,7 +107,7 @@ func naiveCentred(x []float64, n, d int, width float64) (kc, mean []float64, gra
 	return kc, mean, grand
 }
 
-func checkDistributedStats(t *testing.T, ops []kernelop.Operator, kc, mean []float64, grand float64, n int) {
+func checkDistributedStats(t *testing.T, ops []Operator, kc, mean []float64, grand float64, n int) {
 	t.Helper()
 	var trace, frob2 float64
 	for i := range n {
@@ -147,5 +135,24 @@ func checkDistributedStats(t *testing.T, ops []kernelop.Operator, kc, mean []flo
 	}
 	if math.Abs(st0.Grand-grand) > 1e-14 || math.Abs(st0.Trace-trace) > 1e-12*float64(n) || math.Abs(st0.Frob2-frob2) > 1e-11*frob2 {
 		t.Fatalf("grand %v trace %v frob2 %v, want %v %v %v", st0.Grand, st0.Trace, st0.Frob2, grand, trace, frob2)
+	}
+}
+
+// checkProduct compares dst (k×n) with K·v_q summed entry by entry from
+// the n×n matrix kc, to tol times the sum of the terms' magnitudes (plus
+// one, for sums that cancel to nothing).
+func checkProduct(t *testing.T, dst, kc, v []float64, n, k int, tol float64) {
+	t.Helper()
+	for q := range k {
+		for i := range n {
+			var want, scale float64
+			for j := range n {
+				want += kc[i*n+j] * v[q*n+j]
+				scale += math.Abs(kc[i*n+j] * v[q*n+j])
+			}
+			if diff := math.Abs(dst[q*n+i] - want); diff > tol*(scale+1) {
+				t.Fatalf("k=%d vector %d entry %d: %v, want %v", k, q, i, dst[q*n+i], want)
+			}
+		}
 	}
 }
