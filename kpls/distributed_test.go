@@ -36,13 +36,17 @@ func onRanks[R any](t *testing.T, size int, f func(ctx context.Context) (R, erro
 
 // TestDistributedFitReproducesOneProcess fits over 1, 2 and 3 ranks
 // (matrix-free, and with each rank's share cached) and compares what a user
-// reads, RSS and DoF (approximate and Lanczos) per m, the coefficients,
+// reads, RSS and DoF (approximate, Lanczos and exact) per m, the coefficients,
 // predictions at new points and confidence bands, with the one-process
 // dense fit, to 1e-10. Every rank's model must be the same bits as rank 0's.
 func TestDistributedFitReproducesOneProcess(t *testing.T) {
-	x, y := gaussData(700, 5, 31)
 	nx, _ := gaussData(40, 5, 32)
-	for _, dof := range []DoFMethod{DoFApprox, DoFLanczos} {
+	for _, c := range []struct {
+		dof  DoFMethod
+		rows int
+	}{{DoFApprox, 700}, {DoFLanczos, 700}, {DoFExact, 150}} {
+		dof := c.dof
+		x, y := gaussData(c.rows, 5, 31)
 		opts := Options{Kernel: RBF{}, Components: 12, DoF: dof, Seed: 5}
 		ref, err := Fit(context.Background(), x, y, opts)
 		if err != nil {

@@ -29,6 +29,11 @@ type Comm interface {
 // about 2·8kn bytes in and out per rank with a ring reduction.
 // Construction is two passes, with an AllreduceSum of the column sums and
 // one of the trace and Frobenius norm. buf is as NewHybrid's.
+//
+// Unlike the other operators, a distributed one is not for concurrent
+// use: every Mul is a collective call, which the ranks must make in the
+// same order, so each rank multiplies from one goroutine at a time (kpls
+// does; the command is sequential).
 func NewDistributed(ctx context.Context, rows Rows, budgetBytes int64, buf []float64, comm Comm, progress Progress) (Operator, error) {
 	kind := KindHybrid
 	if budgetBytes <= 0 {

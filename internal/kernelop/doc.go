@@ -49,4 +49,8 @@
 // to four vectors, a product of blocks for each side beyond. The context is checked before every tile. A Rows that cannot
 // compute blocks (no Block method) falls back to whole-row strips, with
 // n² kernel evaluations per pass instead of n²/2.
+//
+// NewDistributed splits the same tiles over the ranks of a Comm (MPI's,
+// internal/mpi): each rank computes its run of them, and one all-reduce
+// per product sums the ranks' partial products.
 package kernelop
