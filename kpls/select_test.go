@@ -153,6 +153,62 @@ func TestSelectExtendsComponents(t *testing.T) {
 	}
 }
 
+// TestSelectCVGrowsAsTheChoiceNeeds: cross-validation continues its
+// steps when it needs more components, so it fits only what its choice
+// needs to be clearly behind. Started at 2 components, the table must
+// equal a search that fitted every m at once (the continued steps are
+// the same steps), and it must end at the first checkpoint where the
+// choice has behind(choice) larger m after it: checkpoints grow to the
+// choice plus behind(choice), and by at least max(3, comp/8).
+func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
+	x, y := gaussData(200, 6, 7)
+	opts := func(start int) SelectOptions {
+		return SelectOptions{Options: Options{Components: start, RawFeatures: true},
+			Kernels: []Kernel{RBF{}}, Widths: []float64{2}, MaxComponents: 60}
+	}
+	grown, err := Select(context.Background(), x, y, opts(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := Select(context.Background(), x, y, opts(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(grown.Table) - 1
+	if last >= len(once.Table)-1 {
+		t.Fatalf("the grown search fitted %d components, the whole range is %d: it did not stop early", last, len(once.Table)-1)
+	}
+	for m, r := range grown.Table {
+		if want := once.Table[m].RMSECV; !(relErr(r.RMSECV, want) <= 1e-12) {
+			t.Errorf("m=%d: RMSECV %.15g after growing, %.15g in one run", m, r.RMSECV, want)
+		}
+	}
+	choiceUpTo := func(p int) int {
+		best := 0
+		for m := 1; m <= p; m++ {
+			if once.Table[m].RMSECV < once.Table[best].RMSECV {
+				best = m
+			}
+		}
+		return best
+	}
+	p, checkpoints := 2, []int{2}
+	for {
+		c := choiceUpTo(p)
+		if c < p && p-c >= max(3, (c+3)/4) {
+			break
+		}
+		p = min(max(c+max(3, (c+3)/4), p+max(3, p/8)), 60)
+		checkpoints = append(checkpoints, p)
+	}
+	if p != last {
+		t.Errorf("the search fitted up to m = %d; the checkpoints %v settle at %d", last, checkpoints, p)
+	}
+	if grown.Best.M != choiceUpTo(last) {
+		t.Errorf("chose m = %d, the smallest RMSECV up to %d is at %d", grown.Best.M, last, choiceUpTo(last))
+	}
+}
+
 // TestSelectBudget: the search counts its passes over the kernel matrix
 // (a build, or one product with a block of vectors) and stops extending
 // at its budget, saying so.

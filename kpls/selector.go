@@ -116,16 +116,32 @@ func (s *selector) evaluate(g gridPoint, ts []int) error {
 			return err
 		}
 		var more []int
+		next := 0
 		for i, t := range ts {
 			if r, done := s.conclude(runs[i], label, comp, limit); done {
 				s.results[g.id][t] = r
 			} else {
 				more = append(more, t)
+				next = max(next, s.more(runs[i].rows, comp))
 			}
 		}
-		ts, comp = more, min(2*comp, limit)
+		ts, comp = more, min(next, limit)
 	}
 	return nil
+}
+
+// more is the number of components to fit next at a grid point whose
+// choice among rows (fitted with comp components) is not yet settled.
+// The DoF criteria and weighted cross-validation refit from the start,
+// so they double comp. The cross-validation engine continues its steps,
+// so it fits only what the choice still needs to be clearly behind, and
+// at least an eighth more.
+func (s *selector) more(rows []SelectionRow, comp int) int {
+	if s.crit != CV || s.opts.Weights != nil {
+		return 2 * comp
+	}
+	choice, _ := s.choose(rows, "")
+	return max(choice+behind(choice), comp+max(3, comp/8))
 }
 
 // conclude returns a target's outcome at a grid point from its run with
