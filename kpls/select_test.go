@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,58 +155,66 @@ func TestSelectExtendsComponents(t *testing.T) {
 }
 
 // TestSelectCVGrowsAsTheChoiceNeeds: cross-validation continues its
-// steps when it needs more components, so it fits only what its choice
-// needs to be clearly behind. Started at 2 components, the table must
-// equal a search that fitted every m at once (the continued steps are
-// the same steps), and it must end at the first checkpoint where the
-// choice has behind(choice) larger m after it: checkpoints grow to the
-// choice plus behind(choice), and by at least max(3, comp/8).
+// steps when it needs more components. From fineGrowthRows rows it fits
+// only what its choice needs to be clearly behind: checkpoints grow to
+// the choice plus behind(choice), and by at least max(3, comp/8). Below,
+// where steps are cheap, it doubles, which looks further past a local
+// minimum. Started at 2 components, the table must equal a search that
+// fitted every m at once (the continued steps are the same steps), and
+// it must end at the first checkpoint of its rule where the choice has
+// behind(choice) larger m after it.
 func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
-	x, y := gaussData(200, 6, 7)
-	opts := func(start int) SelectOptions {
-		return SelectOptions{Options: Options{Components: start, RawFeatures: true},
-			Kernels: []Kernel{RBF{}}, Widths: []float64{2}, MaxComponents: 60}
-	}
-	grown, err := Select(context.Background(), x, y, opts(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	once, err := Select(context.Background(), x, y, opts(60))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := len(grown.Table) - 1
-	if last >= len(once.Table)-1 {
-		t.Fatalf("the grown search fitted %d components, the whole range is %d: it did not stop early", last, len(once.Table)-1)
-	}
-	for m, r := range grown.Table {
-		if want := once.Table[m].RMSECV; !(relErr(r.RMSECV, want) <= 1e-12) {
-			t.Errorf("m=%d: RMSECV %.15g after growing, %.15g in one run", m, r.RMSECV, want)
+	for _, n := range []int{200, fineGrowthRows + 52} {
+		x, y := gaussData(n, 6, 7)
+		opts := func(start int) SelectOptions {
+			return SelectOptions{Options: Options{Components: start, RawFeatures: true},
+				Kernels: []Kernel{RBF{}}, Widths: []float64{0.5}, MaxComponents: 60}
 		}
-	}
-	choiceUpTo := func(p int) int {
-		best := 0
-		for m := 1; m <= p; m++ {
-			if once.Table[m].RMSECV < once.Table[best].RMSECV {
-				best = m
+		grown, err := Select(context.Background(), x, y, opts(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, err := Select(context.Background(), x, y, opts(60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := len(grown.Table) - 1
+		if n >= fineGrowthRows && last >= len(once.Table)-1 {
+			t.Fatalf("n=%d: the grown search fitted %d components, the whole range is %d: it did not stop early", n, last, len(once.Table)-1)
+		}
+		for m, r := range grown.Table {
+			if want := once.Table[m].RMSECV; !(relErr(r.RMSECV, want) <= 1e-12) {
+				t.Errorf("n=%d, m=%d: RMSECV %.15g after growing, %.15g in one run", n, m, r.RMSECV, want)
 			}
 		}
-		return best
-	}
-	p, checkpoints := 2, []int{2}
-	for {
-		c := choiceUpTo(p)
-		if c < p && p-c >= max(3, (c+3)/4) {
-			break
+		choiceUpTo := func(p int) int {
+			best := 0
+			for m := 1; m <= p; m++ {
+				if once.Table[m].RMSECV < once.Table[best].RMSECV {
+					best = m
+				}
+			}
+			return best
 		}
-		p = min(max(c+max(3, (c+3)/4), p+max(3, p/8)), 60)
-		checkpoints = append(checkpoints, p)
-	}
-	if p != last {
-		t.Errorf("the search fitted up to m = %d; the checkpoints %v settle at %d", last, checkpoints, p)
-	}
-	if grown.Best.M != choiceUpTo(last) {
-		t.Errorf("chose m = %d, the smallest RMSECV up to %d is at %d", grown.Best.M, last, choiceUpTo(last))
+		p, checkpoints := 2, []int{2}
+		for {
+			c := choiceUpTo(p)
+			if c < p && p-c >= max(3, (c+3)/4) {
+				break
+			}
+			if n < fineGrowthRows {
+				p = min(2*p, 60)
+			} else {
+				p = min(max(c+max(3, (c+3)/4), p+max(3, p/8)), 60)
+			}
+			checkpoints = append(checkpoints, p)
+		}
+		if p != last || len(checkpoints) < 4 {
+			t.Errorf("n=%d: the search fitted up to m = %d; the checkpoints %v settle at %d", n, last, checkpoints, p)
+		}
+		if grown.Best.M != choiceUpTo(last) {
+			t.Errorf("n=%d: chose m = %d, the smallest RMSECV up to %d is at %d", n, grown.Best.M, last, choiceUpTo(last))
+		}
 	}
 }
 
@@ -455,4 +464,78 @@ func TestPredictEvery(t *testing.T) {
 		}
 	}
 	var _ mat.Matrix = all
+}
+
+// TestSelectSkipsPastTheTurn: with the default widths, once a kernel's
+// score at a width is worse than at the next narrower one and worse than
+// the best by more than the margin, the wider default widths are not
+// fitted. The oracle is the same search over the same widths given
+// explicitly (given widths are all fitted): the skipped widths must be
+// exactly those its scores say, and the choice and the mean must not
+// change, since the skipped widths score outside the margin.
+func TestSelectSkipsPastTheTurn(t *testing.T) {
+	// A rough target on four standardised features: the default RBF
+	// grid 0.5 … 8 is too wide for it, so the score turns early.
+	rng := rand.New(rand.NewPCG(11, 3))
+	n, d := 300, 4
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range y {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		y[i] = math.Sin(3*x.At(i, 0)) + math.Cos(3*x.At(i, 1)) + 0.1*rng.NormFloat64()
+	}
+	defaults := []float64{0.5, 1, 2, 4, 8}
+	base := SelectOptions{Kernels: []Kernel{RBF{}}, AverageWithin: DefaultAverageWithin}
+	auto, err := Select(context.Background(), x, y, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The oracle fits every width auto fitted or skipped.
+	given := base
+	for _, c := range auto.Choices {
+		w, _ := WidthOf(c.Kernel)
+		given.Widths = append(given.Widths, w)
+	}
+	var got []float64
+	for _, k := range auto.Skipped {
+		w, _ := WidthOf(k)
+		got = append(got, w)
+		given.Widths = append(given.Widths, w)
+	}
+	full, err := Select(context.Background(), x, y, given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := map[float64]float64{}
+	for _, c := range full.Choices {
+		w, _ := WidthOf(c.Kernel)
+		score[w] = c.RMSECV
+	}
+	var want []float64
+	best := math.Inf(1)
+	for i, w := range defaults {
+		best = min(best, score[w])
+		if i > 0 && score[w] > score[defaults[i-1]] && score[w] > (1+DefaultAverageWithin)*best {
+			want = defaults[i+1:]
+			break
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("the scores %v never turn: the test data do not exercise the rule", score)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("skipped %v, want %v (scores by width %v)", got, want, score)
+	}
+	if kernelLabel(auto.Best.Kernel) != kernelLabel(full.Best.Kernel) || auto.Best.M != full.Best.M || auto.Best.RMSECV != full.Best.RMSECV {
+		t.Errorf("best %s m=%d (%g), every width fitted: %s m=%d (%g)", kernelLabel(auto.Best.Kernel), auto.Best.M, auto.Best.RMSECV,
+			kernelLabel(full.Best.Kernel), full.Best.M, full.Best.RMSECV)
+	}
+	if len(auto.Mean.Members()) != len(full.Mean.Members()) {
+		t.Errorf("a mean of %d models, every width fitted: %d", len(auto.Mean.Members()), len(full.Mean.Members()))
+	}
+	if auto.Passes >= full.Passes {
+		t.Errorf("%d passes, every width fitted: %d", auto.Passes, full.Passes)
+	}
 }

@@ -132,12 +132,16 @@ func (s *selector) evaluate(g gridPoint, ts []int) error {
 
 // more is the number of components to fit next at a grid point whose
 // choice among rows (fitted with comp components) is not yet settled.
-// The DoF criteria and weighted cross-validation refit from the start,
-// so they double comp. The cross-validation engine continues its steps,
-// so it fits only what the choice still needs to be clearly behind, and
-// at least an eighth more.
+// Doubling comp looks far past a choice, which finds the later minima
+// of curves with several (spectra: meats' best m of 34 lies past a
+// local minimum at 17), so it is the rule wherever steps are cheap: at
+// fewer than fineGrowthRows rows, for the DoF criteria and for weighted
+// cross-validation (both refit from the start). With more rows, the
+// cross-validation engine continues its steps and fits only what the
+// choice still needs to be clearly behind, and at least an eighth more:
+// on kin8nm that is 0.8 of the time (docs/scale.md).
 func (s *selector) more(rows []SelectionRow, comp int) int {
-	if s.crit != CV || s.opts.Weights != nil {
+	if s.crit != CV || s.opts.Weights != nil || s.n < fineGrowthRows {
 		return 2 * comp
 	}
 	choice, _ := s.choose(rows, "")
@@ -455,6 +459,11 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 	m.chosen = &Choice{Criterion: s.crit, M: choice}
 	return m, f, nil
 }
+
+// fineGrowthRows is the number of rows from which cross-validation
+// grows its components by what the choice needs rather than by doubling
+// (selector.more).
+const fineGrowthRows = 2048
 
 // foldIndex is one cross-validation split of the rows.
 type foldIndex struct {

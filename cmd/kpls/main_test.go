@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,8 +165,13 @@ func TestSelectJSONContract(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	type point struct {
+		Kernel string
+		Width  float64
+	}
 	var doc struct {
 		Widths   []float64
+		Skipped  []point
 		Warnings []string
 		Table    []map[string]any
 		Best     map[string]any
@@ -172,26 +179,48 @@ func TestSelectJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// Default grid for d = 2: d/8, d/4, d/2, d, 2d, then any extensions
-	// past an edge, each a factor of 2 beyond the grid so far.
-	want := []float64{0.25, 0.5, 1, 2, 4}
-	if len(doc.Widths) < len(want) {
-		t.Fatalf("widths %v, want %v first", doc.Widths, want)
+	// Default RBF grid for d = 2: d/8, d/4, d/2, d, 2d, each fitted or
+	// skipped, then any extensions past an edge, each a factor of 2
+	// beyond the grid so far. "widths" lists the widths fitted, of
+	// every kernel.
+	rbf := map[float64]bool{}
+	for _, r := range doc.Table {
+		if r["kernel"] == "rbf" {
+			rbf[r["width"].(float64)] = true
+		}
 	}
-	for i := range want {
-		if doc.Widths[i] != want[i] {
-			t.Errorf("widths %v, want %v first", doc.Widths, want)
+	for _, p := range doc.Skipped {
+		if p.Kernel == "rbf" {
+			rbf[p.Width] = true
+		}
+	}
+	for w := range rbf {
+		if !slices.Contains(doc.Widths, w) && !slices.ContainsFunc(doc.Skipped, func(p point) bool { return p.Width == w }) {
+			t.Errorf("rbf width %g is in the table but not in widths %v", w, doc.Widths)
+		}
+	}
+	want := []float64{0.25, 0.5, 1, 2, 4}
+	for _, w := range want {
+		if !rbf[w] {
+			t.Errorf("rbf widths fitted or skipped %v, want %v among them", rbf, want)
 		}
 	}
 	lo, hi := want[0], want[len(want)-1]
-	for _, w := range doc.Widths[len(want):] {
+	var more []float64
+	for w := range rbf {
+		if !slices.Contains(want, w) {
+			more = append(more, w)
+		}
+	}
+	slices.SortFunc(more, func(a, b float64) int { return cmp.Compare(math.Abs(math.Log(a)), math.Abs(math.Log(b))) })
+	for _, w := range more {
 		switch w {
 		case lo / 2:
 			lo = w
 		case hi * 2:
 			hi = w
 		default:
-			t.Errorf("widths %v: %g extends neither edge", doc.Widths, w)
+			t.Errorf("rbf widths %v: %g extends neither edge", rbf, w)
 		}
 	}
 	if doc.Warnings == nil {

@@ -31,6 +31,7 @@ type selectJSON struct {
 	Folds       int            `json:"folds,omitempty"`
 	Repeats     int            `json:"repeats,omitempty"`
 	Widths      []float64      `json:"widths"`
+	Skipped     []skippedJSON  `json:"skipped,omitempty"`
 	Passes      int            `json:"passes"`
 	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
@@ -43,6 +44,22 @@ type selectJSON struct {
 	Average     *averageJSON   `json:"average,omitempty"`
 	Weights     *weightsJSON   `json:"weights,omitempty"`
 	Model       string         `json:"model,omitempty"`
+}
+
+// skippedJSON is a default grid point the search did not fit: a width
+// past the turn of its kernel's score (kpls.Selection.Skipped).
+type skippedJSON struct {
+	Kernel string  `json:"kernel"`
+	Width  float64 `json:"width"`
+}
+
+func skippedOf(sel *kpls.Selection) []skippedJSON {
+	var out []skippedJSON
+	for _, k := range sel.Skipped {
+		w, _ := kpls.WidthOf(k)
+		out = append(out, skippedJSON{Kernel: k.Name(), Width: w})
+	}
+	return out
 }
 
 // averageJSON is the mean of the grid points within --average-within of
@@ -162,18 +179,20 @@ type selectResult struct {
 
 func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	fs := cli.NewFlagSet("select", "--data F.csv [flags]",
-		"Chooses the kernel, the RBF width and the number of components. Each grid point (the RBF widths\n"+
-			"and the linear kernel) is fitted once per fold (--criterion cv, the default: k-fold\n"+
-			"cross-validation) or once to all rows (gcv, bic, aic, gmdl: from the DoF, no refits), and every m\n"+
-			"is read from that run; while a choice is not clearly behind the largest m fitted, the components\n"+
-			"are doubled, up to what the data allow, --max-components or --max-passes. Prints the whole table\n"+
-			"and saves the chosen model with its choice, which\n"+
-			"kpls predict then uses. Without --widths the grid is d/8, d/4, d/2, d, 2d for d features (on\n"+
-			"standardised features w = d/2 is scikit-learn's default gamma = 1/d).")
+		"Chooses the kernel, its width and the number of components. Each grid point (the rbf and\n"+
+			"laplacian widths and the linear kernel, by default) is fitted once per fold (--criterion cv, the\n"+
+			"default: k-fold cross-validation, all folds in one product per step) or once to all rows (gcv,\n"+
+			"bic, aic, gmdl: from the DoF, no refits), and every m is read from that run; while a choice is\n"+
+			"not clearly behind the largest m fitted, the components grow (cross-validation on 2,048 rows or\n"+
+			"more: as far as the choice needs; otherwise doubled), up to what the data allow, --max-components\n"+
+			"or --max-passes. Prints the whole table and saves the chosen model with its choice, which kpls\n"+
+			"predict then uses. Without --widths the grid is each kernel's default width times 1/4 … 4: rbf\n"+
+			"d/8, d/4, d/2, d, 2d for d features (on standardised features w = d/2 is scikit-learn's default\n"+
+			"gamma = 1/d), laplacian √d/4 … 4√d.")
 	cfg := &selectConfig{}
 	cfg.mf.Register(fs, string(kpls.DoFApprox))
 	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge and improves there")
-	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search: rbf, linear (--kernel K alone searches K only)")
+	kernels := fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search: rbf, laplacian, matern32, matern52, linear, polynomial (--kernel K alone searches K only)")
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
@@ -361,7 +380,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths[i], Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin), Weights: weightsOf(sel.Model, cfg.mf.Weights, r.n), Model: cfg.modelOut,
 	}
@@ -385,7 +404,15 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	}
 	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
-	fmt.Fprintf(w, "search     %d passes over the kernel matrix (budget %d)\n\n", sel.Passes, cfg.so.MaxPasses)
+	fmt.Fprintf(w, "search     %d passes over the kernel matrix (budget %d)\n", sel.Passes, cfg.so.MaxPasses)
+	if sk := skippedOf(sel); sk != nil {
+		var parts []string
+		for _, g := range sk {
+			parts = append(parts, fmt.Sprintf("%s %g", g.Kernel, g.Width))
+		}
+		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", strings.Join(parts, ", "), 100*max(cfg.so.AverageWithin, kpls.DefaultAverageWithin))
+	}
+	fmt.Fprintln(w)
 	selectionTable(w, sel)
 	b := sel.Best
 	tr := trainingOf(sel.Model, b.M)

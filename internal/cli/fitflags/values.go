@@ -39,6 +39,16 @@ func ParseWidths(s string) ([]float64, error) {
 	return ws, nil
 }
 
+// DefaultKernels is --kernels' default: the names of
+// kpls.DefaultKernels, which Select searches when given none.
+func DefaultKernels() string {
+	var names []string
+	for _, k := range kpls.DefaultKernels() {
+		names = append(names, k.Name())
+	}
+	return strings.Join(names, ",")
+}
+
 // ParseKernels parses --kernels, a comma-separated list of kernel names;
 // a polynomial kernel takes its degree and offset from poly (the
 // --degree and --offset flags, resolved by Model.Options).

@@ -104,7 +104,7 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 	fs.IntVar(&cfg.maxTrain, "max-train", 0, "train on at most `N` random rows of each split's training part; 0 means all")
 	methods := fs.String("methods", "cv,gcv,bic,aic,gmdl", "comma-separated selection `methods`: cv, gcv, bic, aic, gmdl")
 	widthList := fs.String("widths", "", "comma-separated RBF `widths`; empty means d/8,d/4,d/2,d,2d")
-	kernels := fs.String("kernels", "rbf,linear", "comma-separated `kernels` to search")
+	kernels := fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeats of cross-validation for the cv method (0: once)")
 	fs.IntVar(&cfg.oracleComp, "oracle-components", 60, "the oracle scores m = 0..`M` at every grid point")
