@@ -142,3 +142,82 @@ func TestIntervalsCoverage(t *testing.T) {
 		t.Errorf("95 %% bands for f(x) cover %.2f %% of new observations: they should not cover the noise", 100*covBand)
 	}
 }
+
+// TestIntervalsNearInterpolation: a rough kernel with many components
+// fits close to interpolation, and σ̂ = √(RSS/(n − DoF)) falls far below
+// the noise. Cross-validation measured the error on new data, so the
+// intervals of a model it chose take RMSECV as the noise level when it is
+// larger: se_y² = se² + RMSECV². Simulated with known noise, as
+// TestIntervalsCoverage: intervals from σ̂ alone must cover clearly
+// less than the level (the case this guards), those from RMSECV within
+// 92–99 %, for single models and for Select's mean.
+func TestIntervalsNearInterpolation(t *testing.T) {
+	const n, p, sets, sigma = 300, 1000, 4, 0.3
+	const d = 6
+	draw := func(r *rand.Rand, rows int) (*mat.Dense, []float64) {
+		x := mat.NewDense(rows, d, nil)
+		y := make([]float64, rows)
+		for i := range rows {
+			for j := range d {
+				v := 2*r.Float64() - 1
+				x.Set(i, j, v)
+				y[i] += math.Sin(3 * v)
+			}
+			y[i] += sigma * r.NormFloat64()
+		}
+		return x, y
+	}
+	var inside, insideSigma, insideMean, total int
+	for s := range sets {
+		r := rand.New(rand.NewPCG(uint64(s), 12))
+		x, y := draw(r, n)
+		xn, yn := draw(r, p)
+		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s)},
+			Kernels: []Kernel{Laplacian{}}, AverageWithin: DefaultAverageWithin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := sel.Model
+		c := m.Chosen()
+		sig := m.Stats()[c.M].Sigma
+		if !(sig < 0.8*c.RMSECV) {
+			t.Fatalf("set %d: σ̂ %.3g against RMSECV %.3g at m = %d: the fit is not close enough to interpolation to test this", s, sig, c.RMSECV, c.M)
+		}
+		iv, err := m.PredictIntervals(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd, err := m.PredictBands(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := (iv[0].Upper - iv[0].Yhat) / iv[0].SE
+		mv, err := sel.Mean.PredictIntervals(context.Background(), xn, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range yn {
+			if want := math.Sqrt(bd[i].SE*bd[i].SE + c.RMSECV*c.RMSECV); !(relErr(iv[i].SE, want) <= 1e-12) {
+				t.Fatalf("set %d, point %d: se_y %.15g, want √(se² + RMSECV²) = %.15g", s, i, iv[i].SE, want)
+			}
+			if v >= iv[i].Lower && v <= iv[i].Upper {
+				inside++
+			}
+			if math.Abs(v-bd[i].Yhat) <= z*math.Sqrt(bd[i].SE*bd[i].SE+sig*sig) {
+				insideSigma++
+			}
+			if v >= mv[i].Lower && v <= mv[i].Upper {
+				insideMean++
+			}
+			total++
+		}
+	}
+	cov, covSigma, covMean := float64(inside)/float64(total), float64(insideSigma)/float64(total), float64(insideMean)/float64(total)
+	t.Logf("coverage of new y: with RMSECV %.2f %%, with σ̂ %.2f %%, the mean %.2f %%", 100*cov, 100*covSigma, 100*covMean)
+	if cov < 0.92 || cov > 0.99 || covMean < 0.92 || covMean > 0.99 {
+		t.Errorf("95 %% intervals cover %.2f %% (model) and %.2f %% (mean) of new observations", 100*cov, 100*covMean)
+	}
+	if covSigma > 0.88 {
+		t.Errorf("intervals from σ̂ cover %.2f %%: the data do not exercise the near-interpolating case", 100*covSigma)
+	}
+}

@@ -225,13 +225,33 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 
 // PredictIntervals returns the mean's predictions for the rows of x with
 // prediction intervals for a new observation: the band's variance plus
-// σ̂² of the mean fit, as Model.PredictIntervals.
+// s², σ̂² of the mean fit or, when cross-validation chose every member,
+// the mean of their RMSECV² if that is larger, as Model.PredictIntervals.
+// (The mean's squared error is at most the mean of the members', so the
+// latter errs on the wide side.)
 func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
 	bands, err := a.PredictBands(ctx, x, opt)
 	if err != nil {
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	widenToIntervals(bands, a.stats.Sigma, zq)
+	widenToIntervals(bands, a.noiseLevel(), zq)
 	return bands, nil
+}
+
+// noiseLevel is the s of PredictIntervals.
+func (a *Mean) noiseLevel() float64 {
+	s := a.stats.Sigma
+	var cv2 float64
+	for _, m := range a.members {
+		c := m.chosen
+		if c == nil || c.Criterion != CV || !(c.RMSECV > 0) {
+			return s
+		}
+		cv2 += c.RMSECV * c.RMSECV / float64(len(a.members))
+	}
+	if cv := math.Sqrt(cv2); !(s >= cv) {
+		s = cv
+	}
+	return s
 }

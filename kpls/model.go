@@ -164,6 +164,11 @@ func (m *Model) ComponentsBy(c Criterion) int {
 type Choice struct {
 	Criterion Criterion `json:"criterion"`
 	M         int       `json:"m"`
+	// RMSECV is the cross-validated prediction error at M when
+	// cross-validation chose it (Select), and zero otherwise. Prediction
+	// intervals take it as the noise level where σ̂ is smaller
+	// (PredictIntervals).
+	RMSECV float64 `json:"rmsecv,omitempty"`
 }
 
 // Chosen returns the number of components that predictions use by

@@ -16,15 +16,21 @@ import (
 // also groups the models into means (SaveMeans); it is written only for a
 // mean of several models, so that every other file stays readable by the
 // programs that read version 4, and those refuse a mean rather than read
-// one of its models as the whole. Versions 1 to 3 were JSON documents
-// holding one model; they are still read. A file of a newer version is
-// refused rather than misread. FormatVersion is the newest version read.
+// one of its models as the whole. Version 6 adds the RMSECV behind a
+// cross-validated choice (Choice.RMSECV, which prediction intervals use)
+// and is written only for models that carry one, Select's. Versions 1 to
+// 3 were JSON documents holding one model; they are still read. A file of
+// a newer version is refused rather than misread. FormatVersion is the
+// newest version read.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 5
+	FormatVersion = 6
 	// FormatVersionPlain is the version written for plain models (no
 	// mean of several).
 	FormatVersionPlain = 4
+	// FormatVersionMeans is the version written for means and weighted
+	// models without a cross-validated choice's RMSECV.
+	FormatVersionMeans = 5
 )
 
 // fileMeta is what a model file says about one model besides its arrays:
@@ -151,8 +157,11 @@ func (p *payload) into(m *Model, version int) error {
 	if p.Stop != nil {
 		m.stop = *p.Stop
 	}
+	if p.Chosen != nil && p.Chosen.RMSECV != 0 && version < FormatVersion {
+		return fmt.Errorf("%w: a choice's RMSECV in a file of version %d", ErrModelFile, version)
+	}
 	if p.Weights != nil {
-		if version < FormatVersion {
+		if version < FormatVersionMeans {
 			return fmt.Errorf("%w: weights in a file of version %d", ErrModelFile, version)
 		}
 		if err := checkWeights(p.Weights, p.N); err != nil {
@@ -348,6 +357,8 @@ func (p *payload) check() error {
 		return fmt.Errorf("chosen m = %d outside 0..%d", p.Chosen.M, p.Valid)
 	case p.Chosen != nil && !validCriterion(p.Chosen.Criterion):
 		return fmt.Errorf("chosen by unknown criterion %q", p.Chosen.Criterion)
+	case p.Chosen != nil && p.Chosen.RMSECV != 0 && (p.Chosen.Criterion != CV || !(p.Chosen.RMSECV > 0) || isNaNOrInf(p.Chosen.RMSECV)):
+		return fmt.Errorf("chosen by %s with RMSECV %g", p.Chosen.Criterion, p.Chosen.RMSECV)
 	case p.Storage != "" && p.Storage != StorageDense && p.Storage != StorageFloat32 && p.Storage != StorageHybrid && p.Storage != StorageMatrixFree && p.Storage != StorageFeatures:
 		return fmt.Errorf("unknown kernel storage %q", p.Storage)
 	case p.Scaling != nil && (len(p.Scaling.Mean) != d || len(p.Scaling.Scale) != d):

@@ -17,12 +17,13 @@ import (
 	"github.com/kpls-go/kpls/internal/hugepage"
 )
 
-// The binary layout (format versions 4 and 5; version 5 adds "means" to
-// the header, docs/design.md §5 "Averaging the best grid points"):
+// The binary layout (format versions 4 to 6; version 5 adds "means" and
+// weights to the header, docs/design.md §5 "Averaging the best grid
+// points", and version 6 the RMSECV of a cross-validated choice):
 //
 //	offset   size  what
 //	0        8     magic "KPLSMDL\x00"
-//	8        4     format version, uint32 little-endian (4, or 5 for means)
+//	8        4     format version, uint32 little-endian (4; 5 for means or weights; 6 with an RMSECV)
 //	12       4     header length H in bytes, uint32 little-endian
 //	16       H     header: a JSON object (fileHeader)
 //	16+H     0..7  zero bytes up to a multiple of 8: the array section starts at A
@@ -113,6 +114,9 @@ func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, e
 	}
 	f := &fileWriter{version: FormatVersionPlain}
 	if means != nil || slices.ContainsFunc(models, func(m *Model) bool { return m != nil && m.wt != nil }) {
+		f.version = FormatVersionMeans
+	}
+	if slices.ContainsFunc(models, func(m *Model) bool { return m != nil && m.chosen != nil && m.chosen.RMSECV != 0 }) {
 		f.version = FormatVersion
 	}
 	h := fileHeader{Format: FormatName, Version: f.version, Entries: make([]fileEntry, len(models)), Means: means}
@@ -319,7 +323,7 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: bad array section length %d", ErrModelFile, h.ArrayBytes)
 	case h.Version == FormatVersionPlain && h.Means != nil:
 		return nil, fmt.Errorf("%w: a version %d header with means", ErrModelFile, h.Version)
-	case h.Version > FormatVersionPlain && h.Means == nil && !slices.ContainsFunc(h.Entries, func(e fileEntry) bool { return e.Weights != nil }):
+	case h.Version == FormatVersionMeans && h.Means == nil && !slices.ContainsFunc(h.Entries, func(e fileEntry) bool { return e.Weights != nil }):
 		return nil, fmt.Errorf("%w: a version %d header without means or weights", ErrModelFile, h.Version)
 	}
 	if h.Means != nil {

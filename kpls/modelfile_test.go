@@ -541,3 +541,72 @@ func TestInspect(t *testing.T) {
 		t.Errorf("version 3 file: %+v", info)
 	}
 }
+
+// TestSelectedModelFileKeepsRMSECV: a model chosen by cross-validation
+// records the RMSECV behind its choice, which its intervals use; the file
+// (version 6) keeps it, so the loaded model predicts the same intervals,
+// and a file that claims an older version, or a criterion other than CV,
+// with an RMSECV is refused.
+func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
+	x, y := gaussData(120, 3, 21)
+	sel, err := Select(context.Background(), x, y, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1, 3}, AverageWithin: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sel.Model.Chosen()
+	if c.Criterion != CV || c.RMSECV != sel.Best.RMSECV {
+		t.Fatalf("chosen %+v, best RMSECV %g", c, sel.Best.RMSECV)
+	}
+	b, err := sel.Model.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:12]); v != FormatVersion {
+		t.Errorf("a file of version %d, want %d", v, FormatVersion)
+	}
+	m, err := Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Chosen() != c {
+		t.Errorf("loaded choice %+v, saved %+v", m.Chosen(), c)
+	}
+	want, err := sel.Model.PredictIntervals(context.Background(), x, c.M, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.PredictIntervals(context.Background(), x, c.M, BandOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: loaded interval %+v, saved model's %+v", i, got[i], want[i])
+		}
+	}
+	// A mean's file, which would be version 5 without the RMSECV, with
+	// its version set to 5 in both places: refused. So is an RMSECV that
+	// is not positive (the number's digits shifted to keep the header's
+	// length).
+	var mb bytes.Buffer
+	if err := SaveMeans(&mb, nil, []*Mean{sel.Mean}); err != nil {
+		t.Fatal(err)
+	}
+	resum := func(f []byte) []byte {
+		binary.LittleEndian.PutUint32(f[len(f)-4:], crc32.Checksum(f[:len(f)-4], crcTable))
+		return f
+	}
+	old := bytes.Replace(mb.Bytes(), []byte(`"version":6`), []byte(`"version":5`), 1)
+	binary.LittleEndian.PutUint32(old[8:12], 5)
+	old = resum(old)
+	if _, _, err := LoadMeans(bytes.NewReader(old)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "RMSECV in a file of version 5") {
+		t.Errorf("RMSECV in a version 5 file: %v", err)
+	}
+	k := bytes.Index(b, []byte(`"rmsecv":`)) + len(`"rmsecv":`)
+	neg := slices.Clone(b)
+	copy(neg[k:], append([]byte("-"), b[k:k+5]...))
+	neg = resum(neg)
+	if _, err := Load(bytes.NewReader(neg)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "with RMSECV -") {
+		t.Errorf("a negative RMSECV: %v", err)
+	}
+}

@@ -60,8 +60,12 @@ func TestCrossValidationByHand(t *testing.T) {
 				t.Errorf("%d repeats, m=%d: RMSECV %.15g, by hand %.15g", repeats, m, r.RMSECV, want)
 			}
 		}
-		if sel.Model.Chosen() != (Choice{CV, sel.Best.M}) {
-			t.Errorf("model records %+v, best is m = %d", sel.Model.Chosen(), sel.Best.M)
+		// The model records its choice with the RMSECV behind it, which
+		// its prediction intervals use.
+		c := sel.Model.Chosen()
+		want := math.Sqrt(press[sel.Best.M] / float64(repeats*n))
+		if c.Criterion != CV || c.M != sel.Best.M || !(relErr(c.RMSECV, want) <= 1e-10) {
+			t.Errorf("model records %+v, best is m = %d with RMSECV %.15g by hand", c, sel.Best.M, want)
 		}
 	}
 	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: 9, Components: 2}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2})
@@ -386,7 +390,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Choice{c, m.ComponentsBy(c)}
+		want := Choice{Criterion: c, M: m.ComponentsBy(c)}
 		b, err := m.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)

@@ -457,6 +457,9 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 	// The buffer belongs to the next fit; the model rebuilds its kernel
 	// matrix if bands are asked for.
 	m.chosen = &Choice{Criterion: s.crit, M: choice}
+	if r := s.results[g.id][t]; s.crit == CV && r != nil && choice < len(r.rows) {
+		m.chosen.RMSECV = r.rows[choice].RMSECV
+	}
 	return m, f, nil
 }
 
