@@ -24,6 +24,7 @@ package main
 import (
 	"context"
 	"os"
+	"runtime/debug"
 
 	"github.com/kpls-go/kpls/internal/cli"
 )
@@ -57,8 +58,20 @@ var (
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// The kernel matrix and the search's vectors are most of the heap
+		// and hold no pointers, so a collection costs little; Go's default
+		// of 100 lets garbage grow to the size of the live heap, which is
+		// gigabytes next to a large kernel matrix (protein's select: 9.3
+		// GB peak at 100; docs/scale.md). GOGC set by the user wins.
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(finish(cli.Main(&program)))
 }
+
+// gcPercent is the command's garbage collection target (GOGC) unless the
+// environment sets one.
+const gcPercent = 25
 
 // command is a subcommand of the one shape: flags → checked config (its
 // parse function) → run → render.
