@@ -550,7 +550,7 @@ func (s *selector) takeIn(c *chooser, p int, scanned map[string]bool) {
 // averaging margin (at least DefaultAverageWithin): past the turn of a
 // kernel's score over the widths, a wider width would score worse still
 // and could not join the mean. Wide widths need the most components, so
-// this is where a search spends most (protein: the RBF's 4.5, 9 and 18).
+// this is where a search spends most (protein: the RBF's 9 and 18).
 // The selection lists what it skipped.
 func (s *selector) skipWider(c *chooser, gi int, score float64) {
 	g := s.points[c.grid[gi]]
