@@ -31,18 +31,21 @@ func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, op
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	widenToIntervals(bands, m.noiseLevel(comp), zq)
+	s, _ := m.IntervalNoise(comp)
+	widenToIntervals(bands, s, zq)
 	return bands, nil
 }
 
-// noiseLevel is the s of PredictIntervals for comp components: σ̂, or the
-// chosen m's RMSECV where that is larger or σ̂ unknown.
-func (m *Model) noiseLevel(comp int) float64 {
-	s := m.stats[comp].Sigma
+// IntervalNoise returns the noise level s that PredictIntervals adds to
+// the band's variance for comp components (comp in 0..ValidComponents),
+// and whether it is the chosen m's RMSECV rather than σ̂: the RMSECV is
+// taken where cross-validation chose comp and σ̂ is smaller or unknown.
+func (m *Model) IntervalNoise(comp int) (s float64, fromRMSECV bool) {
+	s = m.stats[comp].Sigma
 	if c := m.chosen; c != nil && c.Criterion == CV && c.M == comp && c.RMSECV > 0 && !(s >= c.RMSECV) {
-		s = c.RMSECV
+		return c.RMSECV, true
 	}
-	return s
+	return s, false
 }
 
 // widenToIntervals turns bands into prediction intervals: se_y² = se² + σ̂².

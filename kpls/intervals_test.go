@@ -183,6 +183,12 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 		if !(sig < 0.8*c.RMSECV) {
 			t.Fatalf("set %d: σ̂ %.3g against RMSECV %.3g at m = %d: the fit is not close enough to interpolation to test this", s, sig, c.RMSECV, c.M)
 		}
+		if ns, cv := m.IntervalNoise(c.M); ns != c.RMSECV || !cv {
+			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want the RMSECV %g", s, c.M, ns, cv, c.RMSECV)
+		}
+		if ns, cv := m.IntervalNoise(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
+			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want σ̂ %g (no RMSECV for an m not chosen)", s, c.M-1, ns, cv, m.Stats()[c.M-1].Sigma)
+		}
 		iv, err := m.PredictIntervals(context.Background(), xn, c.M, BandOptions{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)

@@ -235,23 +235,26 @@ func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptio
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	widenToIntervals(bands, a.noiseLevel(), zq)
+	s, _ := a.IntervalNoise()
+	widenToIntervals(bands, s, zq)
 	return bands, nil
 }
 
-// noiseLevel is the s of PredictIntervals.
-func (a *Mean) noiseLevel() float64 {
-	s := a.stats.Sigma
+// IntervalNoise returns the noise level s that PredictIntervals adds to
+// the band's variance, and whether it is the members' root mean RMSECV²
+// rather than the mean fit's σ̂.
+func (a *Mean) IntervalNoise() (s float64, fromRMSECV bool) {
+	s = a.stats.Sigma
 	var cv2 float64
 	for _, m := range a.members {
 		c := m.chosen
 		if c == nil || c.Criterion != CV || !(c.RMSECV > 0) {
-			return s
+			return s, false
 		}
 		cv2 += c.RMSECV * c.RMSECV / float64(len(a.members))
 	}
 	if cv := math.Sqrt(cv2); !(s >= cv) {
-		s = cv
+		return cv, true
 	}
-	return s
+	return s, false
 }

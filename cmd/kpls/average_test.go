@@ -43,6 +43,10 @@ type predictDoc struct {
 	}
 	Predictions []struct{ Yhat, SE, Lower, Upper float64 }
 	Target      struct{ Coverage float64 }
+	Noise       *struct {
+		S, Sigma float64
+		From     string
+	}
 }
 
 // TestSelectAverageWithin: `select --average-within` saves the mean of
@@ -125,10 +129,27 @@ func TestSelectAverageWithin(t *testing.T) {
 	if c := iv.Target.Coverage; !iv.Intervals || c < 0.92 || c > 0.98 {
 		t.Errorf("95 %% intervals of the mean cover %.3f of fresh observations", c)
 	}
-	for _, v := range iv.Predictions {
-		if !(v.SE >= a.Sigma) {
-			t.Fatalf("interval se %v below σ̂ %v of the mean", v.SE, a.Sigma)
+	// The intervals add s², the larger of the mean's σ̂² and its members'
+	// mean RMSECV², as select reported them, to the band's variance.
+	var cv2 float64
+	for _, m := range a.Members {
+		cv2 += m.RMSECV * m.RMSECV / float64(len(a.Members))
+	}
+	s, from := a.Sigma, "sigma"
+	if math.Sqrt(cv2) > s {
+		s, from = math.Sqrt(cv2), "rmsecv"
+	}
+	if n := iv.Noise; n == nil || n.From != from || math.Abs(n.S-s) > 1e-12*s || math.Abs(n.Sigma-a.Sigma) > 1e-12*a.Sigma {
+		t.Errorf("intervals' noise %+v, want s = %v from %s (σ̂ %v)", iv.Noise, s, from, a.Sigma)
+	}
+	bd := predict(model, "--bands", "--level", "0.95")
+	for i, v := range iv.Predictions {
+		if want := math.Sqrt(bd.Predictions[i].SE*bd.Predictions[i].SE + s*s); math.Abs(v.SE-want) > 1e-12*want {
+			t.Fatalf("row %d: interval se %v, want √(band se² + s²) = %v", i, v.SE, want)
 		}
+	}
+	if bd.Noise != nil {
+		t.Errorf("bands report an intervals' noise level: %+v", bd.Noise)
 	}
 	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--components", "2"); code != 2 || !strings.Contains(stderr, "mean of") {
 		t.Errorf("--components on a mean: exit %d: %s", code, stderr)

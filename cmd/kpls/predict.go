@@ -52,6 +52,18 @@ type predictJSON struct {
 	// Mean lists the models a mean averages (kpls select
 	// --average-within), the first being the one "components" is of.
 	Mean []memberJSON `json:"mean,omitempty"`
+	// Noise is, with --intervals, the noise level the intervals add to
+	// the band's variance.
+	Noise *noiseJSON `json:"noise,omitempty"`
+}
+
+// noiseJSON is the noise level s of prediction intervals: σ̂ of the m
+// used, or the RMSECV of a cross-validated choice where σ̂ is smaller
+// (kpls.Model.IntervalNoise).
+type noiseJSON struct {
+	S     cli.Num `json:"s"`
+	From  string  `json:"from"` // "sigma" or "rmsecv"
+	Sigma cli.Num `json:"sigma"`
 }
 
 // memberJSON is one model of a mean.
@@ -148,6 +160,21 @@ type predictPart struct {
 }
 
 // sigma is σ̂ of the part's model at m0, or of its mean.
+// noise is the noise level of the part's intervals with m0 components.
+func (p *predictPart) noise(m0 int) *noiseJSON {
+	s, cv := 0.0, false
+	if p.mean != nil {
+		s, cv = p.mean.IntervalNoise()
+	} else {
+		s, cv = p.m.IntervalNoise(m0)
+	}
+	from := "sigma"
+	if cv {
+		from = "rmsecv"
+	}
+	return &noiseJSON{S: cli.Num(s), From: from, Sigma: cli.Num(p.sigma(m0))}
+}
+
 func (p *predictPart) sigma(m0 int) float64 {
 	if p.mean != nil {
 		return p.mean.Stats().Sigma
@@ -170,7 +197,7 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
 	fs.IntVar(&cfg.comp, "components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
 	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
-	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus σ̂² of the m used")
+	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus σ̂² of the m used, or its RMSECV² where select's cross-validation chose m and that is larger")
 	fs.Float64Var(&cfg.level, "level", 0.98, "level of the bands or intervals, in (0, 1); setting it alone implies --bands")
 	fs.BoolVar(&cfg.noIntercept, "no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
 	fs.StringVar(&cfg.output, "output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
@@ -364,6 +391,9 @@ func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs [
 	if p.mean != nil {
 		doc.Mean = membersOf(p.mean)
 	}
+	if cfg.intervals {
+		doc.Noise = p.noise(m0)
+	}
 	if cfg.withBands {
 		iv := !cfg.noIntercept
 		doc.Level, doc.InterceptVariance = &cfg.level, &iv
@@ -455,8 +485,12 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		}
 		switch {
 		case cfg.intervals:
-			s := p.sigma(doc.Components)
-			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus σ̂² = %s), %s\n", 100*cfg.level, cli.Cell(s*s), interceptNote(cfg.noIntercept))
+			n := doc.Noise
+			what := fmt.Sprintf("σ̂² = %s", cli.Cell(float64(n.S*n.S)))
+			if n.From == "rmsecv" {
+				what = fmt.Sprintf("RMSECV² = %s of the cross-validated choice, larger than σ̂² = %s, which falls short of the error on new data", cli.Cell(float64(n.S*n.S)), cli.Cell(float64(n.Sigma*n.Sigma)))
+			}
+			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus %s), %s\n", 100*cfg.level, what, interceptNote(cfg.noIntercept))
 		case cfg.withBands:
 			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
 		}
