@@ -54,10 +54,13 @@ func behind(choice int) int { return max(3, (choice+3)/4) }
 
 // SelectOptions configure Select. The zero value searches the RBF widths
 // d/8, d/4, d/2, d and 2d (d features), the Laplacian widths √d/4 … 4√d
-// and the linear kernel by 5-fold cross-validation. It extends the components (doubling them) while a
-// choice is not clearly behind the largest m fitted, and the widths by
-// factors of 2 while the best sits at the narrowest or widest and
-// improves there, with no fixed count of either: what bounds them is
+// and the linear kernel by 5-fold cross-validation. It extends the
+// components while a choice is not clearly behind the largest m fitted
+// (doubling them, or with cross-validation on 2,048 rows or more, as far
+// as the choice needs), skips a kernel's default widths past the turn of
+// its score (Selection.Skipped), and extends the widths by factors of 2
+// while the best sits at the narrowest or widest and improves there,
+// with no fixed count of either: what bounds them is
 // what the data allow and a budget of passes over the kernel matrix
 // (MaxPasses), which the Selection reports.
 type SelectOptions struct {
