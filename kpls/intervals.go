@@ -40,7 +40,11 @@ func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, op
 // the band's variance for comp components (comp in 0..ValidComponents),
 // and whether it is the chosen m's RMSECV rather than σ̂: the RMSECV is
 // taken where cross-validation chose comp and σ̂ is smaller or unknown.
+// It is NaN for a comp outside 0..ValidComponents.
 func (m *Model) IntervalNoise(comp int) (s float64, fromRMSECV bool) {
+	if comp < 0 || comp > m.valid {
+		return math.NaN(), false
+	}
 	s = m.stats[comp].Sigma
 	if c := m.chosen; c != nil && c.Criterion == CV && c.M == comp && c.RMSECV > 0 && !(s >= c.RMSECV) {
 		return c.RMSECV, true

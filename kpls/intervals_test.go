@@ -186,6 +186,9 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 		if ns, cv := m.IntervalNoise(c.M); ns != c.RMSECV || !cv {
 			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want the RMSECV %g", s, c.M, ns, cv, c.RMSECV)
 		}
+		if ns, _ := m.IntervalNoise(m.ValidComponents() + 1); !math.IsNaN(ns) {
+			t.Errorf("set %d: IntervalNoise past the valid components = %g, want NaN", s, ns)
+		}
 		if ns, cv := m.IntervalNoise(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
 			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want σ̂ %g (no RMSECV for an m not chosen)", s, c.M-1, ns, cv, m.Stats()[c.M-1].Sigma)
 		}
