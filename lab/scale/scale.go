@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +31,13 @@ const (
 	simSeed  = 1
 )
 
+// The default selects' protein split: a seeded permutation of the rows,
+// the first heldoutTrain of them to train on, the rest held out.
+const (
+	splitSeed    = 1
+	heldoutTrain = 0.8
+)
+
 // options are the command's flags.
 type options struct {
 	shared, out, only     string
@@ -37,12 +46,23 @@ type options struct {
 }
 
 // spec is one child run: kpls with args, its output saved as OUT/name.*.
+// A run with predict is a select on a training split followed by
+// `kpls predict` with those arguments on the held-out rows, whose RMSE
+// the report gives; its time is not the select's.
 type spec struct {
-	name string
-	args []string
+	name    string
+	args    []string
+	predict []string
+	split   *split
 }
 
-var runNames = []string{"kin8nm", "protein", "100k"}
+// split is a training/held-out split of a data file that the run needs
+// written before it starts.
+type split struct {
+	from, train, test string
+}
+
+var runNames = []string{"kin8nm", "protein", "100k", "kin8nm-default", "protein-default"}
 
 // Run is `kpls-lab scale`.
 func Run(_ context.Context, e *cli.Env, args []string) error {
@@ -56,12 +76,17 @@ func Run(_ context.Context, e *cli.Env, args []string) error {
 	fs.IntVar(&o.n, "n", 100000, "rows of the generated Friedman #1 data of the 100k run")
 	fs.BoolVar(&o.skipProtein, "skip-protein", false, "leave out the protein run")
 	fs.BoolVar(&o.skip100k, "skip-100k", false, "leave out the 100k run")
-	fs.StringVar(&o.only, "only", "", "run only `NAME`: kin8nm, protein or 100k")
+	fs.StringVar(&o.only, "only", "", "run only `NAMES`, comma-separated: "+strings.Join(runNames, ", "))
 	if err := fs.Parse(e, args); err != nil {
 		return err
 	}
-	if (o.only != "" && !slices.Contains(runNames, o.only)) || o.n < 2 {
-		return cli.Usagef("scale: --only takes kin8nm, protein or 100k, and --n at least 2")
+	for _, name := range onlyNames(o.only) {
+		if !slices.Contains(runNames, name) {
+			return cli.Usagef("scale: --only takes %s, not %q", strings.Join(runNames, ", "), name)
+		}
+	}
+	if o.n < 2 {
+		return cli.Usagef("scale: --n must be at least 2")
 	}
 	return run(e, o)
 }
@@ -91,7 +116,7 @@ func run(e *cli.Env, o options) error {
 		Commit: commit(root), Version: output(bin, "version")}
 
 	gen := filepath.Join(tmp, fmt.Sprintf("friedman1-%d.csv", o.n))
-	specs := plan(o, gen)
+	specs := plan(o, gen, tmp)
 	if slices.ContainsFunc(specs, func(s spec) bool { return s.name == "100k" }) {
 		if err := writeFriedman(gen, o.n); err != nil {
 			return err
@@ -99,12 +124,24 @@ func run(e *cli.Env, o options) error {
 	}
 	var rs []result
 	for _, s := range specs {
+		if sp := s.split; sp != nil {
+			if err := writeSplit(sp.from, sp.train, sp.test, heldoutTrain, splitSeed); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(e.Stderr, "%s: kpls %s\n", s.name, strings.Join(s.args, " "))
 		r, err := runChild(bin, s, o.out)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.Stderr, "%s: %.2f s, peak RSS %.2f GiB\n", s.name, r.Wall.Seconds(), gib(r.MaxRSS))
+		if s.predict != nil {
+			fmt.Fprintf(e.Stderr, "%s: kpls %s\n", s.name, strings.Join(s.predict, " "))
+			if r.Heldout, err = runPredict(bin, s, o.out); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Stderr, "%s: held-out RMSE %.4g\n", s.name, r.Heldout.RMSE)
+		}
 		rs = append(rs, r)
 	}
 
@@ -120,26 +157,74 @@ func run(e *cli.Env, o options) error {
 	return nil
 }
 
-// plan lists the runs the options ask for; gen is the generated CSV.
-func plan(o options, gen string) []spec {
+// onlyNames splits --only's list.
+func onlyNames(only string) []string {
+	if only == "" {
+		return nil
+	}
+	return strings.Split(only, ",")
+}
+
+// plan lists the runs the options ask for; gen is the generated CSV and
+// tmp the directory for the split and the model file.
+//
+// The "-default" runs are #23's targets: the default `kpls select`, no
+// flags but the data and target, on kin8nm (all rows, as the time target
+// compares binaries on it) and on an 80/20 split of protein, then `kpls
+// predict` on protein's held-out rows.
+func plan(o options, gen, tmp string) []spec {
 	data := filepath.Join(o.shared, "data")
 	sel := func(file, target string) []string {
 		return []string{"select", "--data", filepath.Join(data, file), "--target", target,
 			"--widths", "2,4.5,9", "--components", "30", "--lanczos", "30", "--json", "--progress=off"}
 	}
+	sp := &split{from: filepath.Join(data, "protein.csv"),
+		train: filepath.Join(tmp, "protein-train.csv"), test: filepath.Join(tmp, "protein-test.csv")}
+	model := filepath.Join(tmp, "protein-default.kpls")
 	all := []spec{
-		{"kin8nm", sel("kin8nm.csv", "y")},
-		{"protein", sel("protein.csv", "RMSD")},
-		{"100k", []string{"fit", "--data", gen, "--target", "y", "--components", "20", "--json", "--progress=off"}},
+		{name: "kin8nm", args: sel("kin8nm.csv", "y")},
+		{name: "protein", args: sel("protein.csv", "RMSD")},
+		{name: "100k", args: []string{"fit", "--data", gen, "--target", "y", "--components", "20", "--json", "--progress=off"}},
+		{name: "kin8nm-default", args: []string{"select", "--data", filepath.Join(data, "kin8nm.csv"), "--target", "y", "--json", "--progress=off"}},
+		{name: "protein-default", split: sp,
+			args:    []string{"select", "--data", sp.train, "--target", "RMSD", "--model", model, "--json", "--progress=off"},
+			predict: []string{"predict", "--model", model, "--data", sp.test, "--json"}},
 	}
+	only := onlyNames(o.only)
 	var specs []spec
 	for _, s := range all {
-		skip := (s.name == "protein" && o.skipProtein) || (s.name == "100k" && o.skip100k)
-		if (o.only == "" && !skip) || o.only == s.name {
+		skip := (strings.HasPrefix(s.name, "protein") && o.skipProtein) || (s.name == "100k" && o.skip100k)
+		if (only == nil && !skip) || slices.Contains(only, s.name) {
 			specs = append(specs, s)
 		}
 	}
 	return specs
+}
+
+// writeSplit writes the rows of the CSV file from, header first in both,
+// to train (the first frac of a permutation seeded by seed) and test (the
+// rest), each row as it was written.
+func writeSplit(from, train, test string, frac float64, seed uint64) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
+	if len(lines) < 3 {
+		return fmt.Errorf("%s: %d lines, need a header and two rows", from, len(lines))
+	}
+	head, rows := lines[0], lines[1:]
+	perm := rand.New(rand.NewPCG(seed, 0)).Perm(len(rows))
+	cut := int(math.Round(frac * float64(len(rows))))
+	write := func(path string, idx []int) error {
+		var w bytes.Buffer
+		w.WriteString(head + "\n")
+		for _, i := range idx {
+			w.WriteString(rows[i] + "\n")
+		}
+		return os.WriteFile(path, w.Bytes(), 0o644)
+	}
+	return errors.Join(write(train, perm[:cut]), write(test, perm[cut:]))
 }
 
 // runChild runs kpls with s.args, saves its standard output and error in
@@ -161,12 +246,46 @@ func runChild(bin string, s spec, out string) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	r := result{Name: s.name, Args: s.args, Wall: wall,
+	r := result{Name: s.name, Args: s.args, Predict: s.predict, Wall: wall,
 		MaxRSS: int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10} // KiB on Linux (int32 on 386)
 	if err := json.Unmarshal(stdout.Bytes(), &r.Doc); err != nil {
 		return result{}, fmt.Errorf("%s: its JSON: %w", s.name, err)
 	}
 	return r, nil
+}
+
+// runPredict runs s.predict, saves its output as OUT/NAME-predict.* and
+// returns the held-out error it reports.
+func runPredict(bin string, s spec, out string) (*heldout, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, s.predict...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	runErr := cmd.Run()
+	wall := time.Since(t0)
+	err := errors.Join(
+		os.WriteFile(filepath.Join(out, s.name+"-predict.json"), stdout.Bytes(), 0o644),
+		os.WriteFile(filepath.Join(out, s.name+"-predict.stderr"), stderr.Bytes(), 0o644))
+	if runErr != nil {
+		return nil, fmt.Errorf("%s: kpls %s: %v; the end of its standard error:\n%s",
+			s.name, strings.Join(s.predict, " "), runErr, tail(stderr.String(), 20))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Rows   int `json:"rows"`
+		Target *struct {
+			RMSE float64 `json:"rmse"`
+		} `json:"target"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		return nil, fmt.Errorf("%s: the JSON of predict: %w", s.name, err)
+	}
+	if doc.Target == nil {
+		return nil, fmt.Errorf("%s: predict reported no held-out error: the held-out rows have no target column", s.name)
+	}
+	return &heldout{RMSE: doc.Target.RMSE, Rows: doc.Rows, Wall: wall}, nil
 }
 
 // writeFriedman writes n rows of sim.Friedman1 (d = 10, noise sd 1, seed 1)

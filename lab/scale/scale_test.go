@@ -58,6 +58,9 @@ func TestReport(t *testing.T) {
 | protein peak RSS | 9.00 GiB | ≤ 8 GiB | FAIL |
 | 100k peak RSS | 1.50 GiB | ≤ 8 GiB | pass |
 | protein time / kin8nm time | 30.00 | ≤ 37.01 = (45730/8192)^2.1 | pass |
+| protein-default held-out RMSE | — | ≤ 3.55 | not run |
+| protein-default select time | — | ≤ 600 s | not run |
+| protein-default peak RSS | — | ≤ 8 GiB | not run |
 
 ## Commands
 
@@ -79,7 +82,8 @@ func TestChecksNotRun(t *testing.T) {
 	for i, c := range cs {
 		got[i] = c.Name + ": " + c.Result
 	}
-	want := []string{"protein peak RSS: FAIL", "100k peak RSS: not run", "protein time / kin8nm time: FAIL"}
+	want := []string{"protein peak RSS: FAIL", "100k peak RSS: not run", "protein time / kin8nm time: FAIL",
+		"protein-default held-out RMSE: not run", "protein-default select time: not run", "protein-default peak RSS: not run"}
 	if !slices.Equal(got, want) {
 		t.Errorf("checks = %q, want %q", got, want)
 	}
@@ -93,7 +97,7 @@ func TestChecksNotRun(t *testing.T) {
 func TestPlan(t *testing.T) {
 	names := func(o options) []string {
 		var s []string
-		for _, p := range plan(o, "gen.csv") {
+		for _, p := range plan(o, "gen.csv", "tmp") {
 			s = append(s, p.name)
 		}
 		return s
@@ -102,20 +106,143 @@ func TestPlan(t *testing.T) {
 		o    options
 		want []string
 	}{
-		{options{}, []string{"kin8nm", "protein", "100k"}},
-		{options{skipProtein: true}, []string{"kin8nm", "100k"}},
-		{options{skipProtein: true, skip100k: true}, []string{"kin8nm"}},
+		{options{}, []string{"kin8nm", "protein", "100k", "kin8nm-default", "protein-default"}},
+		{options{skipProtein: true}, []string{"kin8nm", "100k", "kin8nm-default"}},
+		{options{skipProtein: true, skip100k: true}, []string{"kin8nm", "kin8nm-default"}},
 		{options{only: "100k", skip100k: true}, []string{"100k"}},
+		{options{only: "protein-default,kin8nm-default"}, []string{"kin8nm-default", "protein-default"}},
 	} {
 		if got := names(c.o); !slices.Equal(got, c.want) {
 			t.Errorf("plan(%+v) runs %q, want %q", c.o, got, c.want)
 		}
 	}
-	p := plan(options{shared: "sh", only: "protein"}, "gen.csv")[0]
+	p := plan(options{shared: "sh", only: "protein"}, "gen.csv", "tmp")[0]
 	want := "select --data " + filepath.Join("sh", "data", "protein.csv") +
 		" --target RMSD --widths 2,4.5,9 --components 30 --lanczos 30 --json --progress=off"
 	if got := strings.Join(p.args, " "); got != want {
 		t.Errorf("protein args %q, want %q", got, want)
+	}
+}
+
+// TestDefaultRuns checks #23's runs: the default select with no flags
+// but data and target, protein's on a training split whose model predict
+// reads with the held-out rows.
+func TestDefaultRuns(t *testing.T) {
+	ps := plan(options{shared: "sh", only: "kin8nm-default,protein-default"}, "gen.csv", "tmp")
+	k, p := ps[0], ps[1]
+	if got, want := strings.Join(k.args, " "), "select --data "+filepath.Join("sh", "data", "kin8nm.csv")+" --target y --json --progress=off"; got != want {
+		t.Errorf("kin8nm-default args %q, want %q", got, want)
+	}
+	if k.predict != nil || k.split != nil {
+		t.Errorf("kin8nm-default has a split or a predict run")
+	}
+	if p.split == nil || p.split.from != filepath.Join("sh", "data", "protein.csv") {
+		t.Fatalf("protein-default split %+v", p.split)
+	}
+	model := filepath.Join("tmp", "protein-default.kpls")
+	if got, want := strings.Join(p.args, " "), "select --data "+p.split.train+" --target RMSD --model "+model+" --json --progress=off"; got != want {
+		t.Errorf("protein-default args %q, want %q", got, want)
+	}
+	if got, want := strings.Join(p.predict, " "), "predict --model "+model+" --data "+p.split.test+" --json"; got != want {
+		t.Errorf("protein-default predict %q, want %q", got, want)
+	}
+}
+
+// TestWriteSplit checks that the split is a partition of the rows, each
+// row as written, in the proportion asked for, and the same for the same
+// seed.
+func TestWriteSplit(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "d.csv")
+	var b strings.Builder
+	b.WriteString("\"y\",x\n")
+	const n = 101
+	for i := range n {
+		b.WriteString(strconv.Itoa(i) + ",0." + strconv.Itoa(i) + "\n")
+	}
+	if err := os.WriteFile(from, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) []string {
+		c, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(c), "\n"), "\n")
+		if lines[0] != "\"y\",x" {
+			t.Fatalf("%s: header %q", path, lines[0])
+		}
+		return lines[1:]
+	}
+	split := func(seed uint64) (train, test []string) {
+		tr, te := filepath.Join(dir, "tr.csv"), filepath.Join(dir, "te.csv")
+		if err := writeSplit(from, tr, te, 0.8, seed); err != nil {
+			t.Fatal(err)
+		}
+		return read(tr), read(te)
+	}
+	train, test := split(1)
+	if len(train) != 81 || len(test) != 20 {
+		t.Errorf("%d training and %d held-out rows, want 81 and 20", len(train), len(test))
+	}
+	seen := map[string]bool{}
+	for _, r := range append(slices.Clone(train), test...) {
+		if seen[r] {
+			t.Errorf("row %q twice", r)
+		}
+		seen[r] = true
+	}
+	for i := range n {
+		if r := strconv.Itoa(i) + ",0." + strconv.Itoa(i); !seen[r] {
+			t.Errorf("row %q missing", r)
+		}
+	}
+	if slices.IsSorted(train) && slices.IsSorted(test) {
+		t.Errorf("the split is not shuffled")
+	}
+	train2, test2 := split(1)
+	if !slices.Equal(train, train2) || !slices.Equal(test, test2) {
+		t.Errorf("the same seed split differently")
+	}
+	if train3, _ := split(2); slices.Equal(train, train3) {
+		t.Errorf("seeds 1 and 2 split alike")
+	}
+}
+
+// TestProteinDefaultChecks checks #23's protein checks against their
+// bounds, each side of them.
+func TestProteinDefaultChecks(t *testing.T) {
+	r := result{Name: "protein-default", Wall: 599 * time.Second, MaxRSS: 7 << 30,
+		Heldout: &heldout{RMSE: 3.36, Rows: 9146}}
+	get := func(rs ...result) []string {
+		var s []string
+		for _, c := range checks(rs) {
+			if strings.HasPrefix(c.Name, "protein-default") {
+				s = append(s, c.Name+": "+c.Value+" "+c.Result)
+			}
+		}
+		return s
+	}
+	want := []string{"protein-default held-out RMSE: 3.3600 pass", "protein-default select time: 599 s pass", "protein-default peak RSS: 7.00 GiB pass"}
+	if got := get(r); !slices.Equal(got, want) {
+		t.Errorf("checks %q, want %q", got, want)
+	}
+	var b bytes.Buffer
+	r.Args, r.Predict = []string{"select", "--data", "tr.csv"}, []string{"predict", "--data", "te.csv"}
+	r.Doc.Best = &bestDoc{Kernel: "laplacian", Width: 1.5, M: 125, Criterion: "cv"}
+	report(&b, meta{}, []result{r})
+	for _, line := range []string{
+		"| protein-default | 9146 | 3.3600 | 0.00 | laplacian, width 1.5, m = 125 |",
+		"- protein-default: `kpls select --data tr.csv`\n  then `kpls predict --data te.csv`",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("the report lacks %q:\n%s", line, b.String())
+		}
+	}
+	r.Wall, r.MaxRSS, r.Heldout.RMSE = 601*time.Second, 9<<30, 3.56
+	want = []string{"protein-default held-out RMSE: 3.5600 FAIL", "protein-default select time: 601 s FAIL", "protein-default peak RSS: 9.00 GiB FAIL"}
+	if got := get(r); !slices.Equal(got, want) {
+		t.Errorf("checks %q, want %q", got, want)
 	}
 }
 
