@@ -40,8 +40,10 @@ const bandChunk = 128
 const unreliableTol = 1e-6
 
 // PredictBands returns predictions for the rows of x with first-order
-// confidence intervals f(x) ± z·se(x), se(x)² = σ̂_m²(‖H_mᵀk_c(x)‖² + 1/n),
-// where H_m = ∂α_m/∂y and σ̂_m comes from the model's DoF. Cost: comp
+// confidence intervals f(x) ± z·se(x), se(x)² = s²(‖H_mᵀk_c(x)‖² + 1/n),
+// where H_m = ∂α_m/∂y and s is the noise level NoiseLevel(comp): σ̂_m from
+// the model's DoF or, where cross-validation chose comp, the RMSECV if
+// that is larger. Cost: comp
 // products of the n×n kernel matrix with blocks of points, plus, on the
 // first request at comp, comp products with the comp scores (kept).
 func (m *Model) PredictBands(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
@@ -75,9 +77,9 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 	if err != nil {
 		return nil, err
 	}
-	sigma, err := m.bandSigma(comp)
-	if err != nil {
-		return nil, err
+	sigma, _ := m.NoiseLevel(comp)
+	if math.IsNaN(sigma) {
+		return nil, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
 	}
 	r, err := m.newBandRun(ctx, comp, min(p, bandChunk))
 	if err != nil {
@@ -128,16 +130,6 @@ func bandQuantile(ctx context.Context, opt BandOptions) (float64, error) {
 		return 0, fmt.Errorf("%w: got %g", ErrLevel, level)
 	}
 	return distuv.UnitNormal.Quantile(1 - (1-level)/2), nil
-}
-
-// bandSigma returns σ̂ of m with comp components, an error where no DoF
-// gave one.
-func (m *Model) bandSigma(comp int) (float64, error) {
-	st := m.stats[comp]
-	if math.IsNaN(st.Sigma) {
-		return 0, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
-	}
-	return st.Sigma, nil
 }
 
 // bandRun computes, for blocks of up to chunk points, the gradients

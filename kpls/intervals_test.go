@@ -183,14 +183,14 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 		if !(sig < 0.8*c.RMSECV) {
 			t.Fatalf("set %d: σ̂ %.3g against RMSECV %.3g at m = %d: the fit is not close enough to interpolation to test this", s, sig, c.RMSECV, c.M)
 		}
-		if ns, cv := m.IntervalNoise(c.M); ns != c.RMSECV || !cv {
-			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want the RMSECV %g", s, c.M, ns, cv, c.RMSECV)
+		if ns, cv := m.NoiseLevel(c.M); ns != c.RMSECV || !cv {
+			t.Errorf("set %d: NoiseLevel(%d) = %g, %v; want the RMSECV %g", s, c.M, ns, cv, c.RMSECV)
 		}
-		if ns, _ := m.IntervalNoise(m.ValidComponents() + 1); !math.IsNaN(ns) {
-			t.Errorf("set %d: IntervalNoise past the valid components = %g, want NaN", s, ns)
+		if ns, _ := m.NoiseLevel(m.ValidComponents() + 1); !math.IsNaN(ns) {
+			t.Errorf("set %d: NoiseLevel past the valid components = %g, want NaN", s, ns)
 		}
-		if ns, cv := m.IntervalNoise(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
-			t.Errorf("set %d: IntervalNoise(%d) = %g, %v; want σ̂ %g (no RMSECV for an m not chosen)", s, c.M-1, ns, cv, m.Stats()[c.M-1].Sigma)
+		if ns, cv := m.NoiseLevel(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
+			t.Errorf("set %d: NoiseLevel(%d) = %g, %v; want σ̂ %g (no RMSECV for an m not chosen)", s, c.M-1, ns, cv, m.Stats()[c.M-1].Sigma)
 		}
 		iv, err := m.PredictIntervals(context.Background(), xn, c.M, BandOptions{Level: 0.95})
 		if err != nil {
@@ -212,7 +212,8 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 			if v >= iv[i].Lower && v <= iv[i].Upper {
 				inside++
 			}
-			if math.Abs(v-bd[i].Yhat) <= z*math.Sqrt(bd[i].SE*bd[i].SE+sig*sig) {
+			// The band from σ̂: its se scales with the noise level.
+			if seSigma := bd[i].SE * sig / c.RMSECV; math.Abs(v-bd[i].Yhat) <= z*math.Sqrt(seSigma*seSigma+sig*sig) {
 				insideSigma++
 			}
 			if v >= mv[i].Lower && v <= mv[i].Upper {
@@ -228,5 +229,97 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 	}
 	if covSigma > 0.88 {
 		t.Errorf("intervals from σ̂ cover %.2f %%: the data do not exercise the near-interpolating case", 100*covSigma)
+	}
+}
+
+// TestBandsCoverWithRMSECV simulates data with a known f and noise, where
+// the RBF fits without much bias: the bands of Select's model and of its
+// mean, scaled by the RMSECV (NoiseLevel), cover f(x) at new points near
+// the level asked for, where bands from σ̂ fell short. It also checks
+// what the mean is made of: the best model with its approximate DoF, the
+// others fitted without DoF, and so no DoF or σ̂ for the mean.
+func TestBandsCoverWithRMSECV(t *testing.T) {
+	const n, p, sets, sigma, d = 300, 500, 4, 0.3, 6
+	draw := func(r *rand.Rand, rows int) (x *mat.Dense, y, f []float64) {
+		x = mat.NewDense(rows, d, nil)
+		y, f = make([]float64, rows), make([]float64, rows)
+		for i := range rows {
+			for j := range d {
+				v := 2*r.Float64() - 1
+				x.Set(i, j, v)
+				f[i] += math.Sin(3 * v)
+			}
+			y[i] = f[i] + sigma*r.NormFloat64()
+		}
+		return x, y, f
+	}
+	var inside, insideSigma, insideMean, total, means int
+	for s := range sets {
+		r := rand.New(rand.NewPCG(uint64(s), 12))
+		x, y, _ := draw(r, n)
+		xn, _, fn := draw(r, p)
+		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s)},
+			Kernels: []Kernel{RBF{}}, AverageWithin: DefaultAverageWithin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, c := sel.Model, sel.Model.Chosen()
+		sig := m.Stats()[c.M].Sigma
+		if ns, cv := m.NoiseLevel(c.M); ns != c.RMSECV || !cv {
+			t.Fatalf("set %d: NoiseLevel = %g, %v; want the RMSECV %g (σ̂ %g)", s, ns, cv, c.RMSECV, sig)
+		}
+		bd, err := m.PredictBands(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members := sel.Mean.Members()
+		if len(members) > 1 {
+			means++
+		}
+		var cv2 float64
+		for k, mk := range members {
+			want := DoFNone
+			if k == 0 {
+				want = DoFApprox
+			}
+			if got := mk.Options().DoF; got != want {
+				t.Errorf("set %d, member %d: DoF %q, want %q", s, k, got, want)
+			}
+			cv2 += mk.Chosen().RMSECV * mk.Chosen().RMSECV / float64(len(members))
+		}
+		if st := sel.Mean.Stats(); len(members) > 1 && (!math.IsNaN(st.DoF) || !math.IsNaN(st.Sigma)) {
+			t.Errorf("set %d: the mean's DoF %g and σ̂ %g from members' DoF of different methods", s, st.DoF, st.Sigma)
+		}
+		if ns, cv := sel.Mean.NoiseLevel(); ns != math.Sqrt(cv2) || !cv {
+			t.Errorf("set %d: the mean's NoiseLevel = %g, %v; want the root mean RMSECV² %g", s, ns, cv, math.Sqrt(cv2))
+		}
+		mb, err := sel.Mean.PredictBands(context.Background(), xn, BandOptions{Level: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := (bd[0].Upper - bd[0].Yhat) / bd[0].SE
+		for i, f := range fn {
+			if math.Abs(f-bd[i].Yhat) <= z*bd[i].SE {
+				inside++
+			}
+			if math.Abs(f-bd[i].Yhat) <= z*bd[i].SE*sig/c.RMSECV {
+				insideSigma++
+			}
+			if math.Abs(f-mb[i].Yhat) <= z*mb[i].SE {
+				insideMean++
+			}
+			total++
+		}
+	}
+	cov, covSigma, covMean := float64(inside)/float64(total), float64(insideSigma)/float64(total), float64(insideMean)/float64(total)
+	t.Logf("coverage of f(x): bands from RMSECV %.2f %%, from σ̂ %.2f %%, the mean's %.2f %%", 100*cov, 100*covSigma, 100*covMean)
+	if cov < 0.92 || cov > 0.99 || covMean < 0.92 || covMean > 0.99 {
+		t.Errorf("95 %% bands cover %.2f %% (model) and %.2f %% (mean) of f(x)", 100*cov, 100*covMean)
+	}
+	if covSigma >= 0.92 {
+		t.Errorf("bands from σ̂ cover %.2f %%: the data do not show why the RMSECV is taken", 100*covSigma)
+	}
+	if means < sets/2 {
+		t.Errorf("only %d of %d sets average several models", means, sets)
 	}
 }

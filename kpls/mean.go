@@ -91,6 +91,11 @@ func (a *Mean) meanStats() Stats {
 	}
 	k := float64(len(a.members))
 	s := Stats{M: -1, DoF: dof / k, DoFSE: math.Sqrt(dofSE2) / k}
+	if !sameDoFMethod(a.members) {
+		// A mean of DoF by different methods (Select's mean: the best's
+		// approximate DoF, the naive m + 1 of the others) is neither.
+		s.DoF, s.DoFSE = math.NaN(), math.NaN()
+	}
 	for j, f := range fitted {
 		f /= k
 		e := first.yc[j] - f
@@ -100,6 +105,16 @@ func (a *Mean) meanStats() Stats {
 	}
 	fillCriteria(&s, first.total(), dofMax)
 	return s
+}
+
+// sameDoFMethod reports whether every member's DoF come from one method.
+func sameDoFMethod(ms []*Model) bool {
+	for _, m := range ms[1:] {
+		if m.opts.DoF != ms[0].opts.DoF {
+			return false
+		}
+	}
+	return true
 }
 
 // dofMax is the largest DoF the model's kernel allows: n − 1, and at
@@ -118,8 +133,10 @@ func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
 
 // Stats returns the statistics of the mean fit on its training rows: its
 // RSS, DoF (the mean of the members' DoF at their chosen m; NaN if one
-// is unknown, its DoFSE from the members' assumed independent), σ̂ and
-// the criteria computed from them. M is −1: each member has its own m.
+// is unknown or they come from different methods, as in Select's means,
+// whose other members are fitted without DoF; its DoFSE from the
+// members' assumed independent), σ̂ and the criteria computed from them.
+// M is −1: each member has its own m.
 func (a *Mean) Stats() Stats { return a.stats }
 
 // TrainingFit returns the root mean squared error and R² of the mean fit
@@ -157,17 +174,17 @@ func (a *Mean) Predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
 // PredictBands returns the mean's predictions for the rows of x with
 // first-order confidence intervals ŷ ± z·se(x),
 //
-//	se(x)² = σ̂²(‖(1/K) Σ_k H_kᵀk_{c,k}(x)‖² + 1/n),
+//	se(x)² = s²(‖(1/K) Σ_k H_kᵀk_{c,k}(x)‖² + 1/n),
 //
 // the gradient of the mean prediction with respect to y (H_k = ∂α_k/∂y
-// of member k at its m, k_{c,k} its centred kernel vector) and σ̂ of the
-// mean fit (Stats). It costs what the members' bands cost together.
+// of member k at its m, k_{c,k} its centred kernel vector) and the noise
+// level s of NoiseLevel. It costs what the members' bands cost together.
 func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
 	zq, err := bandQuantile(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	sigma := a.stats.Sigma
+	sigma, _ := a.NoiseLevel()
 	if math.IsNaN(sigma) {
 		return nil, fmt.Errorf("%w: σ̂ of the mean needs every member's DoF, and one could not be computed", ErrUnreliable)
 	}
@@ -225,25 +242,26 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 
 // PredictIntervals returns the mean's predictions for the rows of x with
 // prediction intervals for a new observation: the band's variance plus
-// s², σ̂² of the mean fit or, when cross-validation chose every member,
-// the mean of their RMSECV² if that is larger, as Model.PredictIntervals.
-// (The mean's squared error is at most the mean of the members', so the
-// latter errs on the wide side.)
+// s² of NoiseLevel, as Model.PredictIntervals.
 func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
 	bands, err := a.PredictBands(ctx, x, opt)
 	if err != nil {
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	s, _ := a.IntervalNoise()
+	s, _ := a.NoiseLevel()
 	widenToIntervals(bands, s, zq)
 	return bands, nil
 }
 
-// IntervalNoise returns the noise level s that PredictIntervals adds to
-// the band's variance, and whether it is the members' root mean RMSECV²
-// rather than the mean fit's σ̂.
-func (a *Mean) IntervalNoise() (s float64, fromRMSECV bool) {
+// NoiseLevel returns the noise level s of the mean's bands and intervals,
+// and whether it is the members' root mean RMSECV² rather than the mean
+// fit's σ̂: as Model.NoiseLevel, the RMSECV is taken when cross-validation
+// chose every member and σ̂ is smaller or unknown (Select fits the mean's
+// other members without DoF, so σ̂ of its means is unknown). The mean's
+// squared error is at most the mean of the members', so it errs on the
+// wide side.
+func (a *Mean) NoiseLevel() (s float64, fromRMSECV bool) {
 	s = a.stats.Sigma
 	var cv2 float64
 	for _, m := range a.members {

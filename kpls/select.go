@@ -261,7 +261,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 			prev = nil
 		}
 		sel, r := s.sels[t], s.results[best[t]][t]
-		m, f, err := s.final(t, s.points[best[t]], sel.Best.M, len(r.rows)-1, r.model, prev)
+		m, f, err := s.final(t, s.points[best[t]], sel.Best.M, len(r.rows)-1, r.model, prev, false)
 		if err != nil {
 			return nil, s.targetError(t, err)
 		}
@@ -769,7 +769,7 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 	slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(a.score, b.score) })
 	members := []*Model{sel.Model}
 	for _, c := range cs {
-		m, _, err := s.final(t, s.points[c.p], c.m, c.m, nil, nil)
+		m, _, err := s.final(t, s.points[c.p], c.m, c.m, nil, nil, true)
 		if err != nil {
 			return err
 		}

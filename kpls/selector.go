@@ -424,8 +424,9 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 // components its search reached, unless the DoF criteria's fit there is
 // at hand, and records the choice. prev is the fitter of the target
 // finished before at the same grid point, if any, whose kernel matrix
-// it shares; final returns its own fitter (nil if it fitted nothing).
-func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter) (*Model, *fitter, error) {
+// it shares; final returns its own fitter (nil if it fitted nothing). A
+// member of the mean other than the best is fitted without DoF.
+func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter, member bool) (*Model, *fitter, error) {
 	s.cv, s.batch, s.full = nil, nil, nil // their Krylov steps are not needed any more
 	var m *Model
 	var f *fitter
@@ -433,12 +434,20 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 		m = fitted
 	} else {
 		// Cross-validation chose m without the DoF: the model to all rows
-		// needs them (σ̂, bands) only up to its choice.
+		// needs them (σ̂) only up to its choice.
 		if s.crit == CV {
 			comp = choice
 		}
+		o := s.options(g, max(comp, 1), t)
+		if member {
+			// The mean's other members need no DoF: cross-validation chose
+			// them, and the mean's bands and intervals take their RMSECV
+			// (Mean.NoiseLevel). Their DoF would cost 2m+1 Krylov steps
+			// and m block products of probes each, several times the fit.
+			o.DoF = DoFNone
+		}
 		var err error
-		if f, err = newFitter(s.x, s.ys[t], s.options(g, max(comp, 1), t), &s.buf); err != nil {
+		if f, err = newFitter(s.x, s.ys[t], o, &s.buf); err != nil {
 			return nil, nil, err
 		}
 		f.passes = &s.passes

@@ -28,8 +28,9 @@ type selectAverageDoc struct {
 			M      int
 			RMSECV float64
 		}
-		RSS, DoF, Sigma float64
-		Training        struct{ RMSE float64 }
+		RSS        float64
+		DoF, Sigma *float64
+		Training   struct{ RMSE float64 }
 	}
 }
 
@@ -44,8 +45,9 @@ type predictDoc struct {
 	Predictions []struct{ Yhat, SE, Lower, Upper float64 }
 	Target      struct{ Coverage float64 }
 	Noise       *struct {
-		S, Sigma float64
-		From     string
+		S     float64
+		Sigma *float64
+		From  string
 	}
 }
 
@@ -129,18 +131,20 @@ func TestSelectAverageWithin(t *testing.T) {
 	if c := iv.Target.Coverage; !iv.Intervals || c < 0.92 || c > 0.98 {
 		t.Errorf("95 %% intervals of the mean cover %.3f of fresh observations", c)
 	}
-	// The intervals add s², the larger of the mean's σ̂² and its members'
-	// mean RMSECV², as select reported them, to the band's variance.
+	// The mean's other members are fitted without DoF, so its DoF and σ̂
+	// are not known (null); its bands and intervals take s, the members'
+	// root mean RMSECV², as select reported them: the intervals add s² to
+	// the band's variance.
+	if a.DoF != nil || a.Sigma != nil {
+		t.Errorf("the mean's DoF %v and σ̂ %v, want null", a.DoF, a.Sigma)
+	}
 	var cv2 float64
 	for _, m := range a.Members {
 		cv2 += m.RMSECV * m.RMSECV / float64(len(a.Members))
 	}
-	s, from := a.Sigma, "sigma"
-	if math.Sqrt(cv2) > s {
-		s, from = math.Sqrt(cv2), "rmsecv"
-	}
-	if n := iv.Noise; n == nil || n.From != from || math.Abs(n.S-s) > 1e-12*s || math.Abs(n.Sigma-a.Sigma) > 1e-12*a.Sigma {
-		t.Errorf("intervals' noise %+v, want s = %v from %s (σ̂ %v)", iv.Noise, s, from, a.Sigma)
+	s := math.Sqrt(cv2)
+	if n := iv.Noise; n == nil || n.From != "rmsecv" || math.Abs(n.S-s) > 1e-12*s || n.Sigma != nil {
+		t.Errorf("intervals' noise %+v, want s = %v from rmsecv (σ̂ null)", iv.Noise, s)
 	}
 	bd := predict(model, "--bands", "--level", "0.95")
 	for i, v := range iv.Predictions {
@@ -148,8 +152,8 @@ func TestSelectAverageWithin(t *testing.T) {
 			t.Fatalf("row %d: interval se %v, want √(band se² + s²) = %v", i, v.SE, want)
 		}
 	}
-	if bd.Noise != nil {
-		t.Errorf("bands report an intervals' noise level: %+v", bd.Noise)
+	if n := bd.Noise; n == nil || *n != *iv.Noise {
+		t.Errorf("bands' noise level %+v, want the intervals' %+v", bd.Noise, iv.Noise)
 	}
 	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--components", "2"); code != 2 || !strings.Contains(stderr, "mean of") {
 		t.Errorf("--components on a mean: exit %d: %s", code, stderr)

@@ -52,14 +52,14 @@ type predictJSON struct {
 	// Mean lists the models a mean averages (kpls select
 	// --average-within), the first being the one "components" is of.
 	Mean []memberJSON `json:"mean,omitempty"`
-	// Noise is, with --intervals, the noise level the intervals add to
-	// the band's variance.
+	// Noise is, with bands or intervals, the noise level s that scales the
+	// band (and that the intervals add to its variance).
 	Noise *noiseJSON `json:"noise,omitempty"`
 }
 
-// noiseJSON is the noise level s of prediction intervals: σ̂ of the m
-// used, or the RMSECV of a cross-validated choice where σ̂ is smaller
-// (kpls.Model.IntervalNoise).
+// noiseJSON is the noise level s of bands and intervals: σ̂ of the m
+// used, or the RMSECV of a cross-validated choice where σ̂ is smaller or
+// unknown (kpls.Model.NoiseLevel, kpls.Mean.NoiseLevel).
 type noiseJSON struct {
 	S     cli.Num `json:"s"`
 	From  string  `json:"from"` // "sigma" or "rmsecv"
@@ -160,13 +160,14 @@ type predictPart struct {
 }
 
 // sigma is σ̂ of the part's model at m0, or of its mean.
-// noise is the noise level of the part's intervals with m0 components.
+// noise is the noise level of the part's bands and intervals with m0
+// components.
 func (p *predictPart) noise(m0 int) *noiseJSON {
 	s, cv := 0.0, false
 	if p.mean != nil {
-		s, cv = p.mean.IntervalNoise()
+		s, cv = p.mean.NoiseLevel()
 	} else {
-		s, cv = p.m.IntervalNoise(m0)
+		s, cv = p.m.NoiseLevel(m0)
 	}
 	from := "sigma"
 	if cv {
@@ -187,7 +188,8 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model). Feature\n"+
 			"columns are matched by name; other columns are ignored unread. A target column in F.csv is not\n"+
 			"used for prediction: RMSE and R² (and with bands the coverage) are reported against it.\n"+
-			"With --bands or --level, pointwise confidence bands yhat ± z·se, se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)\n"+
+			"With --bands or --level, pointwise confidence bands yhat ± z·se, se² = s²(‖H_mᵀk_c(x)‖² + 1/n),\n"+
+			"s = σ̂ of the m used, or its RMSECV where select's cross-validation chose m and σ̂ is smaller\n"+
 			"(they need the n×n kernel matrix and m products with it per block of points; plain predictions\n"+
 			"cost O(n·d) per point). The bands measure variance only: they do not cover bias, nor\n"+
 			"extrapolation. Points outside the training data's reach are flagged (\"outside\") and counted\n"+
@@ -197,7 +199,7 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
 	fs.IntVar(&cfg.comp, "components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
 	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
-	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus σ̂² of the m used, or its RMSECV² where select's cross-validation chose m and that is larger")
+	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus s² (s as for the bands)")
 	fs.Float64Var(&cfg.level, "level", 0.98, "level of the bands or intervals, in (0, 1); setting it alone implies --bands")
 	fs.BoolVar(&cfg.noIntercept, "no-intercept-variance", false, "leave the intercept's σ̂²/n out of the band variance, as the paper does (needs --bands)")
 	fs.StringVar(&cfg.output, "output", "", "write the predictions to this `file` instead of stdout (format from --format, else the extension: .csv, .json, otherwise table)")
@@ -391,7 +393,7 @@ func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs [
 	if p.mean != nil {
 		doc.Mean = membersOf(p.mean)
 	}
-	if cfg.intervals {
+	if cfg.withBands {
 		doc.Noise = p.noise(m0)
 	}
 	if cfg.withBands {
@@ -483,16 +485,21 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		} else {
 			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
 		}
+		var noise string
+		if n := doc.Noise; n != nil {
+			noise = fmt.Sprintf("s = σ̂ = %s", cli.Cell(float64(n.S)))
+			if n.From == "rmsecv" {
+				noise = fmt.Sprintf("s = RMSECV = %s of the cross-validated choice, as σ̂ = %s falls short of the error on new data", cli.Cell(float64(n.S)), cli.Cell(float64(n.Sigma)))
+				if math.IsNaN(float64(n.Sigma)) {
+					noise = fmt.Sprintf("s = RMSECV = %s of the cross-validated choices (the mean's σ̂ is not computed)", cli.Cell(float64(n.S)))
+				}
+			}
+		}
 		switch {
 		case cfg.intervals:
-			n := doc.Noise
-			what := fmt.Sprintf("σ̂² = %s", cli.Cell(float64(n.S*n.S)))
-			if n.From == "rmsecv" {
-				what = fmt.Sprintf("RMSECV² = %s of the cross-validated choice, larger than σ̂² = %s, which falls short of the error on new data", cli.Cell(float64(n.S*n.S)), cli.Cell(float64(n.Sigma*n.Sigma)))
-			}
-			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus %s), %s\n", 100*cfg.level, what, interceptNote(cfg.noIntercept))
+			fmt.Fprintf(w, "intervals  %.4g %% prediction intervals for a new y (the band's variance plus s²; %s), %s\n", 100*cfg.level, noise, interceptNote(cfg.noIntercept))
 		case cfg.withBands:
-			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x), %s\n", 100*cfg.level, interceptNote(cfg.noIntercept))
+			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x) (%s), %s\n", 100*cfg.level, noise, interceptNote(cfg.noIntercept))
 		}
 		if cfg.output != "" && i == len(r.parts)-1 {
 			fmt.Fprintf(w, "output     %d predictions (%s) written to %s\n", r.t.Rows, cfg.form, cfg.output)

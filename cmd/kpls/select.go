@@ -423,8 +423,12 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		for _, m := range a.Members {
 			ms = append(ms, m.memberJSON)
 		}
-		fmt.Fprintf(w, "average    the mean of %d models within %.4g %% of the best RMSECV: %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", len(ms), 100*a.Within,
-			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), cli.Cell(float64(a.DoF)), cli.Cell(float64(a.Sigma)))
+		dof := fmt.Sprintf("DoF %s, σ̂ %s", cli.Cell(float64(a.DoF)), cli.Cell(float64(a.Sigma)))
+		if len(ms) > 1 && math.IsNaN(float64(a.DoF)) {
+			dof = "DoF and σ̂ not computed (the other members are fitted without DoF; bands and intervals take the members' RMSECV)"
+		}
+		fmt.Fprintf(w, "average    the mean of %d models within %.4g %% of the best RMSECV: %s; training RMSE %s, R² %s; %s\n", len(ms), 100*a.Within,
+			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
 	}
 	if cfg.modelOut != "" {
 		if sel.Mean != nil && len(sel.Mean.Members()) > 1 {
