@@ -113,7 +113,8 @@ type SelectOptions struct {
 	// m, and returns their mean in Selection.Mean. On the panel's small data sets
 	// the mean of the points within 5 % came closer to cross-validated
 	// kernel ridge than the best point alone (docs/scale.md, "Small data
-	// sets"); it costs a fit per point averaged. Zero means no average.
+	// sets"); it costs a fit per point averaged, the points other than the
+	// best fitted without DoF (Selection.Mean). Zero means no average.
 	AverageWithin float64
 }
 
@@ -149,8 +150,11 @@ type Selection struct {
 	// Mean is, with SelectOptions.AverageWithin, the mean of the models
 	// of every grid point within the margin: Model (the best) first and
 	// the others by RMSECV, each fitted to all rows and predicting with
-	// its own choice of m (Model.Chosen). Nil without AverageWithin; with
-	// it, a mean of Model alone when no other point is within the margin.
+	// its own choice of m (Model.Chosen). The others are fitted without
+	// DoF (DoFNone): the mean's bands and intervals take the members'
+	// RMSECV (Mean.NoiseLevel), and its DoF and σ̂ are NaN. Nil without
+	// AverageWithin; with it, a mean of Model alone when no other point is
+	// within the margin.
 	Mean *Mean
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"runtime"
 	"time"
@@ -284,10 +285,32 @@ type predictResponse struct {
 	Components int `json:"components"`
 	// Mean lists the models whose mean predicted (components is then
 	// the first one's m).
-	Mean        []member `json:"mean,omitempty"`
-	Level       *float64 `json:"level,omitempty"`
-	Intervals   bool     `json:"intervals,omitempty"` // se, lower and upper are a new y's
-	Predictions any      `json:"predictions"`         // []point or []kpls.Band
+	Mean      []member `json:"mean,omitempty"`
+	Level     *float64 `json:"level,omitempty"`
+	Intervals bool     `json:"intervals,omitempty"` // se, lower and upper are a new y's
+	// Noise is, with a level, the noise level s that scales the bands
+	// (and that intervals add to their variance).
+	Noise       *noiseLevel `json:"noise,omitempty"`
+	Predictions any         `json:"predictions"` // []point or []kpls.Band
+}
+
+// noiseLevel is kpls.Model.NoiseLevel or kpls.Mean.NoiseLevel: s, where
+// it comes from ("sigma" or "rmsecv") and σ̂ (null when unknown).
+type noiseLevel struct {
+	S     float64  `json:"s"`
+	From  string   `json:"from"`
+	Sigma *float64 `json:"sigma"`
+}
+
+func newNoiseLevel(s, sigma float64, fromRMSECV bool) *noiseLevel {
+	n := &noiseLevel{S: s, From: "sigma"}
+	if fromRMSECV {
+		n.From = "rmsecv"
+	}
+	if !math.IsNaN(sigma) {
+		n.Sigma = &sigma
+	}
+	return n
 }
 
 type point struct {
@@ -407,6 +430,15 @@ func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Den
 	resp := predictResponse{Components: comp, Level: level, Intervals: intervals}
 	if mean != nil {
 		resp.Components, resp.Mean = m.Chosen().M, membersOf(mean)
+	}
+	if level != nil {
+		if mean != nil {
+			s, cv := mean.NoiseLevel()
+			resp.Noise = newNoiseLevel(s, mean.Stats().Sigma, cv)
+		} else if comp >= 0 && comp <= m.ValidComponents() {
+			s, cv := m.NoiseLevel(comp)
+			resp.Noise = newNoiseLevel(s, m.Stats()[comp].Sigma, cv)
+		}
 	}
 	var err error
 	switch {

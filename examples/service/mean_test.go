@@ -66,10 +66,17 @@ func TestServeMean(t *testing.T) {
 		code, out := post(t, srv.Client(), srv.URL, body)
 		var resp struct {
 			testResponse
-			Mean []member
+			Mean  []member
+			Noise *noiseLevel
 		}
 		if code != http.StatusOK || json.Unmarshal(out, &resp) != nil {
 			t.Fatalf("status %d: %s", code, out)
+		}
+		// With bands, the noise level: the members' RMSECV, since the
+		// mean's other members have no DoF and so the mean no σ̂.
+		if s, _ := sel.Mean.NoiseLevel(); req.Level != nil && (resp.Noise == nil || resp.Noise.S != s || resp.Noise.From != "rmsecv" || resp.Noise.Sigma != nil) ||
+			req.Level == nil && resp.Noise != nil {
+			t.Errorf("level %v: noise level %+v, want s = %v from the RMSECV", req.Level != nil, resp.Noise, s)
 		}
 		if len(resp.Mean) != len(sel.Mean.Members()) || resp.Components != sel.Model.Chosen().M {
 			t.Errorf("the response lists %d models at m = %d, the mean has %d, the first at m = %d", len(resp.Mean), resp.Components, len(sel.Mean.Members()), sel.Model.Chosen().M)

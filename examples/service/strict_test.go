@@ -92,9 +92,23 @@ func TestStrictJSON(t *testing.T) {
 	var iv struct {
 		Intervals   bool
 		Predictions []kpls.Band
+		Noise       *struct {
+			S     float64
+			From  string
+			Sigma *float64
+		}
 	}
 	if status != 200 || json.Unmarshal(body, &iv) != nil || !iv.Intervals || iv.Predictions[0] != wantIv[0] || iv.Predictions[1] != wantIv[1] || !(iv.Predictions[0].SE > want[0].SE) {
 		t.Errorf("intervals: status %d, %s; library %+v (band %+v)", status, body, wantIv[0], want[0])
+	}
+	// Both say the noise level that scaled them: the model's σ̂ here (it
+	// comes from a fit, not from cross-validation).
+	sigma := m.Stats()[m.Chosen().M].Sigma
+	if n := iv.Noise; n == nil || n.S != sigma || n.From != "sigma" || n.Sigma == nil || *n.Sigma != sigma {
+		t.Errorf("intervals' noise level %+v, want s = σ̂ = %v", iv.Noise, sigma)
+	}
+	if !bytes.Contains(byName, []byte(`"noise":{"s":`)) {
+		t.Errorf("bands without their noise level: %s", byName)
 	}
 
 	// A model without names takes only the matrix form.
