@@ -4,9 +4,12 @@
 For each data set and split: writes the split's training and test rows as
 CSV files, runs `kpls select --model` on the training rows (with the extra
 select flags given), then `kpls predict --intervals --level L --json` on
-the test rows, and records the held-out RMSE and the share of test targets
-inside their intervals. Prints one JSON line per split and a table per data
-set: the median RMSE, the pooled coverage over splits and the worst split's.
+the test rows, and records the held-out RMSE, the share of test targets
+inside their intervals and the wall time of `kpls select` (the command as a
+user runs it: reading the file, the search, the final fits, writing the
+model). Prints one JSON line per split and a table per data set: the median
+RMSE, the pooled coverage over splits, the worst split's and the median
+select time.
 
     lab/panel/coverage.py --panel DIR --kpls BIN [--sets a,b] [--level 0.95]
                           [--select-args "--average-within 0.05"]
@@ -23,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def rows_of(path):
@@ -70,15 +74,17 @@ def main():
             header, rows = rows_of(os.path.join(args.panel, name + ".csv"))
             sdir = os.path.join(args.panel, name + ".splits")
             k = 0
-            rmses, inside, total, worst, fails = [], 0, 0, 1.0, []
+            rmses, secs, inside, total, worst, fails = [], [], 0, 0, 1.0, []
             while os.path.exists(os.path.join(sdir, f"split-{k}.train")):
                 train, test, model = (os.path.join(tmp, f) for f in ("train.csv", "test.csv", "m.kpls"))
                 write_rows(train, header, rows, indices(os.path.join(sdir, f"split-{k}.train")))
                 test_idx = indices(os.path.join(sdir, f"split-{k}.test"))
                 write_rows(test, header, rows, test_idx)
                 try:
+                    t0 = time.monotonic()
                     run([args.kpls, "select", "--data", train, "--target", "y", "--model", model, "--progress=off"]
                         + shlex.split(args.select_args))
+                    secs.append(time.monotonic() - t0)
                     doc = json.loads(run([args.kpls, "predict", "--model", model, "--data", test, "--intervals",
                                           "--level", str(args.level), "--json", "--progress=off"]))
                 except RuntimeError as e:
@@ -92,17 +98,18 @@ def main():
                 total += len(test_idx)
                 worst = min(worst, cov)
                 print(json.dumps({"set": name, "split": k, "rmse": doc["target"]["rmse"], "coverage": cov,
-                                  "mean": len(doc.get("mean") or [])}), flush=True)
+                                  "mean": len(doc.get("mean") or []), "select_seconds": round(secs[-1], 3)}), flush=True)
                 k += 1
             if total:
-                table.append((name, len(rows), statistics.median(rmses), inside / total, worst, len(fails)))
+                table.append((name, len(rows), statistics.median(rmses), inside / total, worst, len(fails),
+                              statistics.median(secs)))
     print(f"\n{100*args.level:g} % prediction intervals, select {args.select_args or '(defaults)'}\n")
-    print("| data | n | splits failed | median RMSE | pooled coverage | worst split |")
-    print("|---|--:|--:|--:|--:|--:|")
-    for name, n, rmse, cov, worst, nf in table:
-        print(f"| {name} | {n} | {nf} | {rmse:.4g} | {100*cov:.1f} % | {100*worst:.1f} % |")
+    print("| data | n | splits failed | median RMSE | pooled coverage | worst split | select (s, median) |")
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for name, n, rmse, cov, worst, nf, sec in table:
+        print(f"| {name} | {n} | {nf} | {rmse:.4g} | {100*cov:.1f} % | {100*worst:.1f} % | {sec:.3g} |")
     if table:
-        print(f"| all (pooled over sets, equal weight) | | | | {100*statistics.mean(c for *_, c, _, _ in table):.1f} % | |")
+        print(f"| all (pooled over sets, equal weight) | | | | {100*statistics.mean(t[3] for t in table):.1f} % | | |")
 
 
 if __name__ == "__main__":
