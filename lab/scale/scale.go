@@ -227,28 +227,46 @@ func writeSplit(from, train, test string, frac float64, seed uint64) error {
 	return errors.Join(write(train, perm[:cut]), write(test, perm[cut:]))
 }
 
-// runChild runs kpls with s.args, saves its standard output and error in
-// out and returns what the report needs.
-func runChild(bin string, s spec, out string) (result, error) {
+// child is one finished run of kpls: its standard output, wall time and
+// peak RSS.
+type child struct {
+	stdout []byte
+	wall   time.Duration
+	maxRSS int64 // bytes
+}
+
+// runKpls runs kpls with args and saves its standard output and error as
+// OUT/BASE.json and OUT/BASE.stderr; name labels its errors.
+func runKpls(bin string, args []string, out, base, name string) (child, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, s.args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
 	runErr := cmd.Run()
 	wall := time.Since(t0)
 	err := errors.Join(
-		os.WriteFile(filepath.Join(out, s.name+".json"), stdout.Bytes(), 0o644),
-		os.WriteFile(filepath.Join(out, s.name+".stderr"), stderr.Bytes(), 0o644))
+		os.WriteFile(filepath.Join(out, base+".json"), stdout.Bytes(), 0o644),
+		os.WriteFile(filepath.Join(out, base+".stderr"), stderr.Bytes(), 0o644))
 	if runErr != nil {
-		return result{}, fmt.Errorf("%s: kpls %s: %v; the end of its standard error:\n%s",
-			s.name, strings.Join(s.args, " "), runErr, tail(stderr.String(), 20))
+		return child{}, fmt.Errorf("%s: kpls %s: %v; the end of its standard error:\n%s",
+			name, strings.Join(args, " "), runErr, tail(stderr.String(), 20))
 	}
+	if err != nil {
+		return child{}, err
+	}
+	return child{stdout: stdout.Bytes(), wall: wall,
+		maxRSS: int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10}, nil // KiB on Linux (int32 on 386)
+}
+
+// runChild runs kpls with s.args, saves its standard output and error in
+// out and returns what the report needs.
+func runChild(bin string, s spec, out string) (result, error) {
+	c, err := runKpls(bin, s.args, out, s.name, s.name)
 	if err != nil {
 		return result{}, err
 	}
-	r := result{Name: s.name, Args: s.args, Predict: s.predict, Wall: wall,
-		MaxRSS: int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10} // KiB on Linux (int32 on 386)
-	if err := json.Unmarshal(stdout.Bytes(), &r.Doc); err != nil {
+	r := result{Name: s.name, Args: s.args, Predict: s.predict, Wall: c.wall, MaxRSS: c.maxRSS}
+	if err := json.Unmarshal(c.stdout, &r.Doc); err != nil {
 		return result{}, fmt.Errorf("%s: its JSON: %w", s.name, err)
 	}
 	return r, nil
@@ -257,19 +275,7 @@ func runChild(bin string, s spec, out string) (result, error) {
 // runPredict runs s.predict, saves its output as OUT/NAME-predict.* and
 // returns the held-out error it reports.
 func runPredict(bin string, s spec, out string) (*heldout, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, s.predict...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	runErr := cmd.Run()
-	wall := time.Since(t0)
-	err := errors.Join(
-		os.WriteFile(filepath.Join(out, s.name+"-predict.json"), stdout.Bytes(), 0o644),
-		os.WriteFile(filepath.Join(out, s.name+"-predict.stderr"), stderr.Bytes(), 0o644))
-	if runErr != nil {
-		return nil, fmt.Errorf("%s: kpls %s: %v; the end of its standard error:\n%s",
-			s.name, strings.Join(s.predict, " "), runErr, tail(stderr.String(), 20))
-	}
+	c, err := runKpls(bin, s.predict, out, s.name+"-predict", s.name)
 	if err != nil {
 		return nil, err
 	}
@@ -279,13 +285,13 @@ func runPredict(bin string, s spec, out string) (*heldout, error) {
 			RMSE float64 `json:"rmse"`
 		} `json:"target"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(c.stdout, &doc); err != nil {
 		return nil, fmt.Errorf("%s: the JSON of predict: %w", s.name, err)
 	}
 	if doc.Target == nil {
 		return nil, fmt.Errorf("%s: predict reported no held-out error: the held-out rows have no target column", s.name)
 	}
-	return &heldout{RMSE: doc.Target.RMSE, Rows: doc.Rows, Wall: wall}, nil
+	return &heldout{RMSE: doc.Target.RMSE, Rows: doc.Rows, Wall: c.wall}, nil
 }
 
 // writeFriedman writes n rows of sim.Friedman1 (d = 10, noise sd 1, seed 1)
