@@ -44,6 +44,7 @@ type predictDoc struct {
 	}
 	Predictions []struct{ Yhat, SE, Lower, Upper float64 }
 	Target      struct{ Coverage float64 }
+	Warnings    []string
 	Noise       *struct {
 		S     float64
 		Sigma *float64
@@ -154,6 +155,18 @@ func TestSelectAverageWithin(t *testing.T) {
 	}
 	if n := bd.Noise; n == nil || *n != *iv.Noise {
 		t.Errorf("bands' noise level %+v, want the intervals' %+v", bd.Noise, iv.Noise)
+	}
+	// Bands there are, though the mean's σ̂ is unknown: no warning says
+	// otherwise.
+	for _, w := range bd.Warnings {
+		if strings.Contains(w, "unknown") {
+			t.Errorf("bands of the mean warn: %s", w)
+		}
+	}
+	for i, v := range bd.Predictions {
+		if !(v.SE > 0) {
+			t.Fatalf("row %d: band se %v", i, v.SE)
+		}
 	}
 	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--components", "2"); code != 2 || !strings.Contains(stderr, "mean of") {
 		t.Errorf("--components on a mean: exit %d: %s", code, stderr)

@@ -374,8 +374,8 @@ func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart
 // document gathers the predictions and the warnings about them.
 func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, ex extrapJSON) predictJSON {
 	warns := cli.NonNil(kpls.Messages(p.m.Warnings()))
-	if cfg.withBands && math.IsNaN(p.sigma(m0)) {
-		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably): no bands, se and limits are null", m0))
+	if cfg.withBands && math.IsNaN(float64(p.noise(m0).S)) {
+		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", m0))
 	}
 	if ex.Outside > 0 {
 		first := 0
@@ -629,9 +629,9 @@ func predictBands(ctx context.Context, predict func(context.Context, mat.Matrix)
 
 func interceptNote(noIntercept bool) string {
 	if noIntercept {
-		return "se² = σ̂²‖H_mᵀk_c(x)‖² (without the intercept's 1/n, as the paper)"
+		return "se² = s²‖H_mᵀk_c(x)‖² (without the intercept's 1/n, as the paper)"
 	}
-	return "se² = σ̂²(‖H_mᵀk_c(x)‖² + 1/n)"
+	return "se² = s²(‖H_mᵀk_c(x)‖² + 1/n)"
 }
 
 // modelColumns is the model's features of what ReadPrediction read. A
