@@ -107,6 +107,29 @@ func BenchmarkBands(b *testing.B) {
 	}
 }
 
+// BenchmarkBandsReverse times bands on the reverse path (m past the
+// point where the Ritz form keeps its digits) for a batch of points at
+// small n, where the adjoint updates (O(m²) passes over the scratch per
+// point) cost more than the products with K.
+func BenchmarkBandsReverse(b *testing.B) {
+	for _, n := range []int{300, 1000} {
+		x, y := kinLike(n)
+		m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 2}, Components: 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		z, _ := kinLike(500)
+		b.Run(fmt.Sprintf("n=%d/m=40/points=500", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.PredictBands(context.Background(), z, 40, kpls.BandOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/500/1e3, "µs/point")
+		})
+	}
+}
+
 // BenchmarkWeightedFit compares a fit with frequency weights (integers
 // 1..3, so no row drops out) with the unweighted fit of the same rows:
 // the weighted operator adds O(n) per vector to each product and one

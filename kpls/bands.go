@@ -151,6 +151,8 @@ type bandRun struct {
 	// recurrence gives s_m(K), and the reverse path's adjoints.
 	kx, s, q, kq, b, cg, f []float64
 	yhb, tb, gb, qb, cb    []float64
+	cb2, cbs, tob, gram    []float64
+	wt, wk, cc             []float64
 	c1, c2, tout           []float64
 	tin                    [2][]float64
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/kpls-go/kpls/blas"
 )
 
 // reverseBudget bounds the adjoint scratch of the bands' reverse path
@@ -43,9 +45,23 @@ func (m *Model) refitKrylov(ctx context.Context, comp int) (*krylov, error) {
 	return kr, nil
 }
 
-// reverseChunk is the points per block on the reverse path.
+// reverseCache is the adjoint scratch that stays in one core's L2 cache
+// (1 MiB on the machines we measure; smaller caches only shrink the gain).
+const reverseCache = 1 << 20
+
+// reverseChunk is the points per block on the reverse path. Per point, the
+// products with K read about 8·m·n²/chunk bytes and gathering the deferred
+// adjoints reads the scratch about m² times (8·m²·n bytes). Where a chunk
+// whose scratch stays in cache still leaves the products the smaller cost
+// (n ≲ 700), it is taken: at n = 300, m = 40 the bands take 0.69× the time
+// (BenchmarkBandsReverse). Elsewhere the budget sets it.
 func reverseChunk(n, comp int) int {
-	return max(1, min(bandChunk, reverseBudget/(16*max(comp, 1)*n)))
+	comp = max(comp, 1)
+	chunk := max(1, min(bandChunk, reverseBudget/(16*comp*n)))
+	if cached := reverseCache / (16 * comp * n); cached >= max(4, n/(7*comp)) {
+		chunk = min(chunk, cached)
+	}
+	return chunk
 }
 
 // reverseVectors is bandRun.vectors on the reverse path: the gradient of
@@ -56,6 +72,15 @@ func reverseChunk(n, comp int) int {
 // Ritz form costs, and stable as the fit is. The gradients are then
 // projected off the vector K annihilates (the centring of y), and f_i =
 // k_c(x_i)ᵀα_m.
+//
+// Step i's Gram–Schmidt sends an adjoint to every earlier score t_l and
+// direction g_l. Added as they arise, those are O(m²) read-and-write
+// passes over block-sized arrays, the whole cost at small n. They are
+// deferred instead: step i keeps its t̄ and ḡ after the normalisation
+// (tb, gb slot i), its coefficients c₁ + c₂ (cc row i), and, per point,
+// what it sends along known n-vectors (the earlier scores and the
+// products K r_i) as coefficients (wt, wk); step l then gathers its
+// adjoint in one read of the later slots and two matrix products.
 func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, err error) {
 	m, kr, comp, n := r.m, r.kr, r.comp, r.m.n
 	bl := m.opts.Backend
@@ -63,17 +88,38 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 	ab, yhb, yb := r.kx[:p*n], r.yhb[:p*n], r.s[:p*n] // ᾱ = k, adjoint of ŷ, of ỹ
 	clear(yhb)
 	clear(yb)
-	tb, gb := r.tb[:comp*p*n], r.gb[:comp*p*n]
-	clear(tb)
-	clear(gb)
+	pn := p * n
+	tb, gb := r.tb[:comp*pn], r.gb[:comp*pn]
+	// wt[l] (p×comp) and wk[l] (p×comp): the deferred adjoint of t_l per
+	// point along the scores T and along the products K r_j.
+	wt, wk := r.wt[:comp*p*comp], r.wk[:comp*p*comp]
+	clear(wt)
+	clear(wk)
+	cc := r.cc[:comp*comp]
 	qb := r.qb[:p]
 	tin, tout := r.tin, r.tout
 	c1, c2 := r.c1, r.c2
-	cb := r.cb[:p*comp]
+	cb1, cb2 := r.cb[:p*comp], r.cb2[:p*comp]
+	tob := r.tob[:pn]
+	cbs := r.cbs[:p*comp]
+	// gram = T Tᵀ (comp×comp): the scores are orthonormal to rounding, but
+	// the identity c̄₁ = c̄₂ − c̄₂M is exact only with M as computed.
+	gram := r.gram[:comp*comp]
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, comp, comp, n, 1, kr.t, n, kr.t, n, 0, gram, comp)
 	for i := comp - 1; i >= 0; i-- {
 		ti, gi := kr.t[i*n:(i+1)*n], kr.g[i*n:(i+1)*n]
 		q := kr.q[i]
-		tbi, gbi := tb[i*p*n:(i+1)*p*n], gb[i*p*n:(i+1)*p*n]
+		tbi, gbi := tb[i*pn:(i+1)*pn], gb[i*pn:(i+1)*pn]
+		// Gather what the later steps sent to t_i and g_i.
+		clear(gbi)
+		if i+1 < comp {
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, comp, 1, wt[i*p*comp:], comp, kr.t, n, 0, tbi, n)
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, comp-i-1, 1, wk[i*p*comp+i+1:], comp, kr.ktr[(i+1)*n:], n, 1, tbi, n)
+			gatherLater(bl, tbi, tb[(i+1)*pn:], cc, i, comp)
+			gatherLater(bl, gbi, gb[(i+1)*pn:], cc, i, comp)
+		} else {
+			clear(tbi)
+		}
 		// α_{i+1} = α_i + q g_i, ŷ_{i+1} = ŷ_i + q t_i; q = t_iᵀỹ.
 		for s := range p {
 			a, yh := ab[s*n:(s+1)*n], yhb[s*n:(s+1)*n]
@@ -86,9 +132,7 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 		}
 		// Redo the step's Gram–Schmidt: pass inputs, coefficients, ν.
 		copy(tin[0], kr.ktr[i*n:(i+1)*n])
-		passes := 0
 		if i > 0 {
-			passes = 2
 			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, tin[0], 1, 0, c1[:i], 1)
 			copy(tin[1], tin[0])
 			bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c1[:i], 1, 1, tin[1], 1)
@@ -99,7 +143,8 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 			copy(tout, tin[0])
 		}
 		nu := bl.Dnrm2(n, tout, 1)
-		// t_i = t/ν, g_i = g/ν with ν = ‖t‖.
+		// t_i = t/ν, g_i = g/ν with ν = ‖t‖: tbi, gbi become t̄_out, ḡ_out
+		// (kept for the earlier steps).
 		for s := range p {
 			tbs, gbs := tbi[s*n:(s+1)*n], gbi[s*n:(s+1)*n]
 			nub := -(bl.Ddot(n, tbs, 1, ti, 1) + bl.Ddot(n, gbs, 1, gi, 1)) / nu
@@ -107,34 +152,47 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 			bl.Daxpy(n, nub, ti, 1, tbs, 1)
 			bl.Dscal(n, 1/nu, gbs, 1)
 		}
-		// The passes backwards: t_out = t_in − T_iᵀc, g_out = g_in − G_iᵀc, c = T_i t_in.
-		for pass := passes - 1; pass >= 0; pass-- {
-			c := c1
-			if pass == 1 {
-				c = c2
+		// The passes backwards, t_out = t_in − T_iᵀc, g_out = g_in − G_iᵀc,
+		// c = T_i t_in, ḡ unchanged through them:
+		//   pass 2: c̄₂ = −T_i t̄_out − G_i ḡ, t̄₁ = t̄_out + T_iᵀc̄₂;
+		//   pass 1: c̄₁ = −T_i t̄₁ − G_i ḡ,   t̄_in = t̄₁ + T_iᵀc̄₁.
+		// With M = T_iT_iᵀ, c̄₁ = c̄₂ − c̄₂M and t̄_in = t̄_out + T_iᵀ(c̄₁ + c̄₂):
+		// three products with the block instead of six.
+		copy(tob, tbi)
+		if i > 0 {
+			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, tbi, n, kr.t, n, 0, cb2, i)
+			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, gbi, n, kr.g, n, 1, cb2, i)
+			copy(cb1[:p*i], cb2[:p*i])
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, i, i, -1, cb2, i, gram, comp, 1, cb1, i)
+			for k, v := range cb2[:p*i] {
+				cbs[k] = v + cb1[k]
 			}
-			// c̄ = −T_i t̄_out − G_i ḡ_out (p×i).
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, tbi, n, kr.t, n, 0, cb, i)
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, gbi, n, kr.g, n, 1, cb, i)
-			for l := 0; l < i; l++ {
-				// T̄_l += −c_l t̄_out + c̄_l t_in, Ḡ_l += −c_l ḡ_out.
-				tbl, gbl := tb[l*p*n:(l+1)*p*n], gb[l*p*n:(l+1)*p*n]
-				bl.Daxpy(p*n, -c[l], tbi, 1, tbl, 1)
-				bl.Daxpy(p*n, -c[l], gbi, 1, gbl, 1)
+			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, i, 1, cbs, i, kr.t, n, 1, tob, n)
+			// What the passes send to t_l and g_l (l < i): −(c₁,l + c₂,l)
+			// times the kept t̄_out and ḡ, and per point, with t_in = K r_i
+			// and t₁ = K r_i − T_iᵀc₁,
+			//   c̄₂,l t₁ + c̄₁,l K r_i − c₁,l T_iᵀc̄₂
+			//   = (c̄₁,l + c̄₂,l) K r_i − Σ_k (c̄₂,l c₁,k + c₁,l c̄₂,k) t_k.
+			for l := range i {
+				cc[i*comp+l] = c1[l] + c2[l]
+				w := wt[l*p*comp : (l+1)*p*comp]
 				for s := range p {
-					bl.Daxpy(n, cb[s*i+l], tin[pass], 1, tbl[s*n:(s+1)*n], 1)
+					b1, b2 := cb1[s*i:(s+1)*i], cb2[s*i:(s+1)*i]
+					wk[l*p*comp+s*comp+i] += b1[l] + b2[l]
+					ws := w[s*comp : s*comp+i]
+					for k := range ws {
+						ws[k] -= b2[l]*c1[k] + c1[l]*b2[k]
+					}
 				}
 			}
-			// t̄_in = t̄_out + T_iᵀc̄; ḡ_in = ḡ_out.
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, i, 1, cb, i, kr.t, n, 1, tbi, n)
 		}
-		// t̃ = K r, g = r: r̄ = ḡ + K t̄; r = ỹ − ŷ_i: ȳ += r̄, ŷ̄ −= r̄.
-		if err := r.op.Mul(ctx, r.kq[:p*n], tbi, p); err != nil {
+		// t̃ = K r, g = r: r̄ = ḡ + K t̄_in; r = ỹ − ŷ_i: ȳ += r̄, ŷ̄ −= r̄.
+		if err := r.op.Mul(ctx, r.kq[:pn], tob, p); err != nil {
 			return nil, nil, err
 		}
-		bl.Daxpy(p*n, 1, gbi, 1, r.kq[:p*n], 1)
-		bl.Daxpy(p*n, 1, r.kq[:p*n], 1, yb, 1)
-		bl.Daxpy(p*n, -1, r.kq[:p*n], 1, yhb, 1)
+		bl.Daxpy(pn, 1, gbi, 1, r.kq[:pn], 1)
+		bl.Daxpy(pn, 1, r.kq[:pn], 1, yb, 1)
+		bl.Daxpy(pn, -1, r.kq[:pn], 1, yhb, 1)
 	}
 	alpha := m.alpha[comp*n : (comp+1)*n]
 	for s := range p {
@@ -159,10 +217,36 @@ func (r *bandRun) reverseScratch(chunk int) {
 	r.yhb = make([]float64, chunk*n)
 	r.tb = make([]float64, comp*chunk*n)
 	r.gb = make([]float64, comp*chunk*n)
+	r.tob = make([]float64, chunk*n)
+	r.wt = make([]float64, comp*chunk*comp)
+	r.wk = make([]float64, comp*chunk*comp)
+	r.cc = make([]float64, comp*comp)
 	r.qb = make([]float64, chunk)
 	r.cb = make([]float64, chunk*max(comp, 1))
+	r.cb2 = make([]float64, chunk*max(comp, 1))
+	r.cbs = make([]float64, chunk*max(comp, 1))
+	r.gram = make([]float64, comp*comp)
 	r.c1, r.c2 = make([]float64, comp), make([]float64, comp)
 	r.tin = [2][]float64{make([]float64, n), make([]float64, n)}
 	r.tout = make([]float64, n)
 	r.kq = make([]float64, chunk*n)
+}
+
+// gatherLater adds to dst (p×n) the later steps' share of the adjoint of
+// step i, −Σ_{j>i} cc[j][i]·src_j, where src holds the kept blocks of
+// steps i+1 … comp−1, each the size of dst. It walks dst in column
+// strips that stay in cache, so each kept block is read once and dst is
+// written once.
+func gatherLater(bl blas.Float64, dst, src, cc []float64, i, comp int) {
+	const strip = 2048
+	size := len(dst)
+	for lo := 0; lo < size; lo += strip {
+		hi := min(lo+strip, size)
+		for j := i + 1; j < comp; j++ {
+			if c := cc[j*comp+i]; c != 0 {
+				off := (j - i - 1) * size
+				bl.Daxpy(hi-lo, -c, src[off+lo:off+hi], 1, dst[lo:hi], 1)
+			}
+		}
+	}
 }
