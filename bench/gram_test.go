@@ -165,3 +165,35 @@ func naiveCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
 		}
 	}
 }
+
+// BenchmarkProfile turns a tile of squared distances into kernel values:
+// the per-entry cost of the stationary kernels' finish, which matrix-free
+// and hybrid storage pay on every product. ns/entry against exp alone
+// (the RBF) shows what the radial kernels' √ adds.
+func BenchmarkProfile(b *testing.B) {
+	profiles := []struct {
+		name string
+		f    gram.Profile
+	}{
+		{"rbf", gram.RBFProfile(2)},
+		{"laplacian", gram.LaplacianProfile(2)},
+		{"matern32", gram.Matern32Profile(2)},
+		{"matern52", gram.Matern52Profile(2)},
+	}
+	const size = 64 * 64
+	src := make([]float64, size)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range src {
+		src[i] = 8 * rng.Float64()
+	}
+	t := make([]float64, size)
+	for _, p := range profiles {
+		b.Run("kernel="+p.name, func(b *testing.B) {
+			for b.Loop() {
+				copy(t, src)
+				p.f(t)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/size, "ns/entry")
+		})
+	}
+}

@@ -21,25 +21,37 @@ func RBFProfile(width float64) Profile { return Profile(rbfFinish(width)) }
 // over the same tile; tiles are at most tileSize² or a cross block.
 var scratch = sync.Pool{New: func() any { return new([]float64) }}
 
+// radialFactor is the polynomial in r that multiplies e^{−r}.
+type radialFactor int
+
+const (
+	noFactor  radialFactor = iota // 1: Laplacian
+	linear                        // 1 + r: Matérn 3/2
+	quadratic                     // 1 + r + r²/3: Matérn 5/2
+)
+
 // radial applies f(r)·e^{−r} with r = a·√s: the Laplacian and Matérn
-// kernels. The exponential is the vectorised one; √ and the polynomial
-// factor are a loop the compiler keeps in registers.
-func radial(a float64, factor func(r float64) float64) Profile {
+// kernels. The square root (clamped at zero: the product form of squared
+// distances can be a few ulps below zero for coincident points) and the
+// exponential are the vectorised ones; the polynomial factor is a loop
+// per kind, with no call per entry.
+func radial(a float64, factor radialFactor) Profile {
 	return func(t []float64) {
 		p := scratch.Get().(*[]float64)
 		if cap(*p) < len(t) {
 			*p = make([]float64, len(t))
 		}
 		r := (*p)[:len(t)]
-		for i, s := range t {
-			// The product form of squared distances can be a few ulps
-			// below zero for coincident points.
-			r[i] = a * math.Sqrt(math.Max(s, 0))
-		}
+		simd.ScaledSqrt(r, t, a)
 		simd.ScaledExp(t, r, -1)
-		if factor != nil {
+		switch factor {
+		case linear:
 			for i, ri := range r {
-				t[i] *= factor(ri)
+				t[i] *= 1 + ri
+			}
+		case quadratic:
+			for i, ri := range r {
+				t[i] *= 1 + ri + ri*ri/3
 			}
 		}
 		scratch.Put(p)
@@ -47,17 +59,13 @@ func radial(a float64, factor func(r float64) float64) Profile {
 }
 
 // LaplacianProfile is exp(−r/width) with r = √s, the Euclidean distance.
-func LaplacianProfile(width float64) Profile { return radial(1/width, nil) }
+func LaplacianProfile(width float64) Profile { return radial(1/width, noFactor) }
 
 // Matern32Profile is (1 + √3 r/width)·exp(−√3 r/width).
-func Matern32Profile(width float64) Profile {
-	return radial(math.Sqrt(3)/width, func(r float64) float64 { return 1 + r })
-}
+func Matern32Profile(width float64) Profile { return radial(math.Sqrt(3)/width, linear) }
 
 // Matern52Profile is (1 + √5 r/width + 5r²/(3·width²))·exp(−√5 r/width).
-func Matern52Profile(width float64) Profile {
-	return radial(math.Sqrt(5)/width, func(r float64) float64 { return 1 + r + r*r/3 })
-}
+func Matern52Profile(width float64) Profile { return radial(math.Sqrt(5)/width, quadratic) }
 
 // Stationary fills dst (n×n, both triangles) with f(‖x_i − x_j‖²) for the
 // rows of x (n×d), as RBF does for its profile: each distinct entry once,

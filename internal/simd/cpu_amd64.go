@@ -275,3 +275,17 @@ func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
 		}
 	}
 }
+
+//go:noescape
+func scaledSqrtAVX2(dst, x *float64, n int, a float64)
+
+// scaledSqrtKernel is scaledSqrtGeneric, in assembly when available;
+// len(x) is a positive multiple of 16 and dst as long.
+func scaledSqrtKernel(dst, x []float64, a float64) {
+	if !useAVX2 {
+		scaledSqrtGeneric(dst, x, a)
+		return
+	}
+	_ = dst[len(x)-1]
+	scaledSqrtAVX2(&dst[0], &x[0], len(x), a)
+}

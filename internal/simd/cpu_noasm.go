@@ -43,3 +43,5 @@ func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
 }
 
 var useAVX512 = false
+
+func scaledSqrtKernel(dst, x []float64, a float64) { scaledSqrtGeneric(dst, x, a) }
