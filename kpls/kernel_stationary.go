@@ -48,7 +48,7 @@ func (k Laplacian) cross(c, z []float64, m int, x []float64, n, d int) {
 }
 
 func (k Laplacian) rows(x []float64, n, d int) kernelop.Blocks {
-	return crossRows{k: k, x: x, n: n, d: d, unitDiagonal: true}
+	return gram.NewStationaryRows(x, n, d, k.profile())
 }
 
 func (k Matern) Name() string {
@@ -103,5 +103,5 @@ func (k Matern) cross(c, z []float64, m int, x []float64, n, d int) {
 }
 
 func (k Matern) rows(x []float64, n, d int) kernelop.Blocks {
-	return crossRows{k: k, x: x, n: n, d: d, unitDiagonal: true}
+	return gram.NewStationaryRows(x, n, d, k.profile())
 }

@@ -236,10 +236,9 @@ func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, erro
 // crossRows computes blocks of any kernel through its cross-kernel
 // routine, the one predictions use.
 type crossRows struct {
-	k            Kernel
-	x            []float64
-	n, d         int
-	unitDiagonal bool // k(x, x) = 1, set exactly as the dense matrix has it
+	k    Kernel
+	x    []float64
+	n, d int
 }
 
 func (c crossRows) N() int { return c.n }
@@ -252,11 +251,6 @@ func (c crossRows) Block(dst []float64, r0, r1, c0, c1 int) {
 		return
 	}
 	crossKernel(dst[:h*w], c.k, c.x[r0*c.d:r1*c.d], h, c.x[c0*c.d:c1*c.d], w, c.d)
-	if c.unitDiagonal {
-		for i := max(r0, c0); i < min(r1, c1); i++ {
-			dst[(i-r0)*w+i-c0] = 1
-		}
-	}
 }
 
 // operator returns the centred training kernel matrix as an operator: the

@@ -78,3 +78,67 @@ func TestRowsNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestStationaryRowsRadial checks blocks of the Laplacian and Matérn rows
+// against their definitions by plain loops (math.Sqrt, math.Exp). Below 24
+// features the distance s has relative error ≤ (d+2)u, so r = a√s has
+// ≤ ((d+2)/2 + 2)u; the profile's relative sensitivity |f′/f| ≤ 1 turns
+// that into |r|·((d+2)/2 + 2)u of K, plus the exp's and the factor's
+// roundings (4u). From 24 features the distance comes from the augmented
+// product with absolute error ≤ δ = (2(d+8)+4)·u·spread, so r moves by at
+// most a√δ.
+func TestStationaryRowsRadial(t *testing.T) {
+	const u = 0x1p-53
+	profiles := []struct {
+		name   string
+		f      func(width float64) Profile
+		a      func(width float64) float64
+		factor func(r float64) float64
+	}{
+		{"laplacian", LaplacianProfile, func(w float64) float64 { return 1 / w }, func(float64) float64 { return 1 }},
+		{"matern32", Matern32Profile, func(w float64) float64 { return math.Sqrt(3) / w }, func(r float64) float64 { return 1 + r }},
+		{"matern52", Matern52Profile, func(w float64) float64 { return math.Sqrt(5) / w }, func(r float64) float64 { return 1 + r + r*r/3 }},
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, d := range []int{1, 3, 9, 30} {
+		for _, n := range []int{1, 5, 37} {
+			x := make([]float64, n*d)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			for _, p := range profiles {
+				for _, width := range []float64{0.05 * float64(d), float64(d), 100 * float64(d)} {
+					rows := NewStationaryRows(x, n, d, p.f(width))
+					a := p.a(width)
+					for _, b := range [][4]int{{0, n, 0, n}, {n / 3, n, n / 2, n}, {0, n / 2, n / 4, n}} {
+						r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
+						got := make([]float64, (r1-r0)*(c1-c0))
+						rows.Block(got, r0, r1, c0, c1)
+						for i := r0; i < r1; i++ {
+							for j := c0; j < c1; j++ {
+								var s, spread float64
+								for k := range d {
+									v := x[i*d+k] - x[j*d+k]
+									s += v * v
+									spread += x[i*d+k]*x[i*d+k] + x[j*d+k]*x[j*d+k]
+								}
+								r := a * math.Sqrt(s)
+								want := p.factor(r) * math.Exp(-r)
+								if i == j {
+									want = 1
+								}
+								bound := want * (r*(float64(d+2)/2+2) + 4) * u
+								if d >= productMinDim {
+									bound = want * (a*math.Sqrt(float64(2*(d+8)+4)*u*spread) + r*4*u + 4*u)
+								}
+								if g := got[(i-r0)*(c1-c0)+j-c0]; !(math.Abs(g-want) <= bound) {
+									t.Fatalf("%s d=%d n=%d w=%g K[%d,%d] = %v, want %v (bound %.3g)", p.name, d, n, width, i, j, g, want, bound)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -164,7 +164,7 @@ func kinds(t *testing.T, p *problem) map[string]Operator {
 	ops := map[string]Operator{}
 	// Dense as kpls builds it: gram.RBF/Linear + gram.CenterStats.
 	kc := make([]float64, n*n)
-	if _, ok := p.rows.(*gram.RBFRows); ok {
+	if _, ok := p.rows.(*gram.StationaryRows); ok {
 		p.rows.Rows(kc, 0, n) // the same kernel values; gram.RBF is tested in gram
 	} else if err := gram.Linear(ctx, kc, p.x, n, p.d); err != nil {
 		t.Fatal(err)
