@@ -26,32 +26,17 @@ func TestRowsNaive(t *testing.T) {
 			}
 			for _, width := range []float64{0.05 * float64(d), float64(d), 100 * float64(d)} {
 				rows := NewRBFRows(x, n, d, width)
-				for _, b := range [][4]int{{0, n, 0, n}, {n / 3, n, n / 2, n}, {0, n / 2, n / 4, n}} {
-					r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
-					got := make([]float64, (r1-r0)*(c1-c0))
-					rows.Block(got, r0, r1, c0, c1)
-					for i := r0; i < r1; i++ {
-						for j := c0; j < c1; j++ {
-							var s, spread float64
-							for k := range d {
-								v := x[i*d+k] - x[j*d+k]
-								s += v * v
-								spread += x[i*d+k]*x[i*d+k] + x[j*d+k]*x[j*d+k]
-							}
-							a := -s / (2 * width)
-							want := math.Exp(a)
-							bound := want * (math.Abs(a)*float64(d+3) + 2) * u
-							if d >= productMinDim {
-								// ld ≤ d+8 products of terms summing to ≤ 2·spread in
-								// absolute value, plus the shift by the mean.
-								bound = want * (2 + float64(2*(d+8)+4)*spread/(2*width)) * u
-							}
-							if g := got[(i-r0)*(c1-c0)+j-c0]; math.Abs(g-want) > bound {
-								t.Fatalf("RBF d=%d n=%d w=%g K[%d,%d] = %v, want %v (bound %.3g)", d, n, width, i, j, g, want, bound)
-							}
-						}
+				checkBlocks(t, "RBF", rows, x, n, d, func(i, j int, s, spread float64) (want, bound float64) {
+					a := -s / (2 * width)
+					want = math.Exp(a)
+					bound = want * (math.Abs(a)*float64(d+3) + 2) * u
+					if d >= productMinDim {
+						// ld ≤ d+8 products of terms summing to ≤ 2·spread in
+						// absolute value, plus the shift by the mean.
+						bound = want * (2 + float64(2*(d+8)+4)*spread/(2*width)) * u
 					}
-				}
+					return want, bound
+				})
 				full := make([]float64, n*n)
 				rows.Rows(full, 0, n)
 				for i := range n {
@@ -108,35 +93,48 @@ func TestStationaryRowsRadial(t *testing.T) {
 			}
 			for _, p := range profiles {
 				for _, width := range []float64{0.05 * float64(d), float64(d), 100 * float64(d)} {
-					rows := NewStationaryRows(x, n, d, p.f(width))
 					a := p.a(width)
-					for _, b := range [][4]int{{0, n, 0, n}, {n / 3, n, n / 2, n}, {0, n / 2, n / 4, n}} {
-						r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
-						got := make([]float64, (r1-r0)*(c1-c0))
-						rows.Block(got, r0, r1, c0, c1)
-						for i := r0; i < r1; i++ {
-							for j := c0; j < c1; j++ {
-								var s, spread float64
-								for k := range d {
-									v := x[i*d+k] - x[j*d+k]
-									s += v * v
-									spread += x[i*d+k]*x[i*d+k] + x[j*d+k]*x[j*d+k]
-								}
-								r := a * math.Sqrt(s)
-								want := p.factor(r) * math.Exp(-r)
-								if i == j {
-									want = 1
-								}
-								bound := want * (r*(float64(d+2)/2+2) + 4) * u
-								if d >= productMinDim {
-									bound = want * (a*math.Sqrt(float64(2*(d+8)+4)*u*spread) + r*4*u + 4*u)
-								}
-								if g := got[(i-r0)*(c1-c0)+j-c0]; !(math.Abs(g-want) <= bound) {
-									t.Fatalf("%s d=%d n=%d w=%g K[%d,%d] = %v, want %v (bound %.3g)", p.name, d, n, width, i, j, g, want, bound)
-								}
-							}
+					checkBlocks(t, p.name, NewStationaryRows(x, n, d, p.f(width)), x, n, d, func(i, j int, s, spread float64) (want, bound float64) {
+						r := a * math.Sqrt(s)
+						want = p.factor(r) * math.Exp(-r)
+						if i == j {
+							want = 1
 						}
-					}
+						bound = want * (r*(float64(d+2)/2+2) + 4) * u
+						if d >= productMinDim {
+							bound = want * (a*math.Sqrt(float64(2*(d+8)+4)*u*spread) + r*4*u + 4*u)
+						}
+						return want, bound
+					})
+				}
+			}
+		}
+	}
+}
+
+// checkBlocks compares three blocks of rows (the whole matrix and two
+// off-centre rectangles) entry by entry with ref, given the squared
+// distance s of rows i and j of x by plain differences and their spread
+// ‖x_i‖² + ‖x_j‖².
+func checkBlocks(t *testing.T, name string, rows interface {
+	Block(dst []float64, r0, r1, c0, c1 int)
+}, x []float64, n, d int, ref func(i, j int, s, spread float64) (want, bound float64)) {
+	t.Helper()
+	for _, b := range [][4]int{{0, n, 0, n}, {n / 3, n, n / 2, n}, {0, n / 2, n / 4, n}} {
+		r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
+		got := make([]float64, (r1-r0)*(c1-c0))
+		rows.Block(got, r0, r1, c0, c1)
+		for i := r0; i < r1; i++ {
+			for j := c0; j < c1; j++ {
+				var s, spread float64
+				for k := range d {
+					v := x[i*d+k] - x[j*d+k]
+					s += v * v
+					spread += x[i*d+k]*x[i*d+k] + x[j*d+k]*x[j*d+k]
+				}
+				want, bound := ref(i, j, s, spread)
+				if g := got[(i-r0)*(c1-c0)+j-c0]; !(math.Abs(g-want) <= bound) {
+					t.Fatalf("%s d=%d n=%d K[%d,%d] = %v, want %v (bound %.3g)", name, d, n, i, j, g, want, bound)
 				}
 			}
 		}
