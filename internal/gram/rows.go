@@ -77,7 +77,7 @@ func (r *StationaryRows) Block(dst []float64, r0, r1, c0, c1 int) {
 }
 
 // LinearRows evaluates rows and blocks of the linear kernel matrix x_iᵀx_j
-// of fixed training rows; see RBFRows.
+// of fixed training rows; see StationaryRows.
 type LinearRows struct {
 	x    []float64
 	n, d int

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestRowsNaive checks blocks of RBFRows and LinearRows against the kernel
+// TestRowsNaive checks blocks of NewRBFRows and LinearRows against the kernel
 // definitions evaluated by plain loops with math.Exp. The RBF bound: the
 // distance of d terms summed from differences has relative error ≤ (d+2)u,
 // so the exponent a has absolute error ≤ |a|(d+3)u and each exp (ScaledExp,
