@@ -49,17 +49,8 @@ func DefaultKernels() []Kernel { return []Kernel{RBF{}, Laplacian{}, Linear{}} }
 // behind is how many components past a cross-validation choice the
 // search fits before it takes the minimum as clearly behind: RMSECV is
 // noisy, and a minimum with only a few larger m fitted after it is often
-// not the minimum. A quarter of the choice below fineGrowthRows rows; from
-// there on the curve is smooth enough for an eighth: on protein's and
-// kin8nm's recorded curves every choice is the one a quarter finds, the
-// held-out medians of the panel's larger sets are the same or lower, and
-// protein's search fits 59 fewer block steps (docs/scale.md).
-func behind(choice, n int) int {
-	if n >= fineGrowthRows {
-		return max(3, (choice+7)/8)
-	}
-	return max(3, (choice+3)/4)
-}
+// not the minimum.
+func behind(choice int) int { return max(3, (choice+3)/4) }
 
 // SelectOptions configure Select. The zero value searches the RBF widths
 // d/8, d/4, d/2, d and 2d (d features), the Laplacian widths √d/4 … 4√d

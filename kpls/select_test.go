@@ -148,8 +148,7 @@ func TestSelectExtendsComponents(t *testing.T) {
 			t.Errorf("%s: chose m = %d of 0..%d; want an interior choice past the start of 2", c, sel.Best.M, rows)
 		}
 		// RMSECV is noisy: a minimum counts only with a few larger m
-		// fitted after it, at least 3 and a quarter of it (below
-		// fineGrowthRows rows, as here).
+		// fitted after it, at least 3 and a quarter of it.
 		if c == CV && rows-sel.Best.M < max(3, (sel.Best.M+3)/4) {
 			t.Errorf("cv: chose m = %d with only %d larger m fitted", sel.Best.M, rows-sel.Best.M)
 		}
@@ -201,22 +200,16 @@ func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
 			}
 			return best
 		}
-		// Clearly behind: a quarter of the choice past it below
-		// fineGrowthRows rows, an eighth from there on; at least 3.
-		past := func(c int) int { return max(3, (c+3)/4) }
-		if n >= fineGrowthRows {
-			past = func(c int) int { return max(3, (c+7)/8) }
-		}
 		p, checkpoints := 2, []int{2}
 		for {
 			c := choiceUpTo(p)
-			if c < p && p-c >= past(c) {
+			if c < p && p-c >= max(3, (c+3)/4) {
 				break
 			}
 			if n < fineGrowthRows {
 				p = min(2*p, 60)
 			} else {
-				p = min(max(c+past(c), p+max(3, p/8)), 60)
+				p = min(max(c+max(3, (c+3)/4), p+max(3, p/8)), 60)
 			}
 			checkpoints = append(checkpoints, p)
 		}

@@ -145,7 +145,7 @@ func (s *selector) more(rows []SelectionRow, comp int) int {
 		return 2 * comp
 	}
 	choice, _ := s.choose(rows, "")
-	return max(choice+behind(choice, s.n), comp+max(3, comp/8))
+	return max(choice+behind(choice), comp+max(3, comp/8))
 }
 
 // conclude returns a target's outcome at a grid point from its run with
@@ -158,7 +158,7 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 	choice, scanWarn := s.choose(r.rows, label)
 	warns = append(warns, scanWarn...)
 	last := len(r.rows) - 1
-	settled := choice < last && (s.crit != CV || last-choice >= behind(choice, s.n))
+	settled := choice < last && (s.crit != CV || last-choice >= behind(choice))
 	if !settled && !r.broke && comp < limit && s.passes < s.budget {
 		return nil, false
 	}
