@@ -102,10 +102,7 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 	cb1, cb2 := r.cb[:p*comp], r.cb2[:p*comp]
 	tob := r.tob[:pn]
 	cbs := r.cbs[:p*comp]
-	// gram = T Tᵀ (comp×comp): the scores are orthonormal to rounding, but
-	// the identity c̄₁ = c̄₂ − c̄₂M is exact only with M as computed.
-	gram := r.gram[:comp*comp]
-	bl.Dgemm(gblas.NoTrans, gblas.Trans, comp, comp, n, 1, kr.t, n, kr.t, n, 0, gram, comp)
+	gram := r.gram
 	for i := comp - 1; i >= 0; i-- {
 		ti, gi := kr.t[i*n:(i+1)*n], kr.g[i*n:(i+1)*n]
 		q := kr.q[i]
@@ -225,7 +222,13 @@ func (r *bandRun) reverseScratch(chunk int) {
 	r.cb = make([]float64, chunk*max(comp, 1))
 	r.cb2 = make([]float64, chunk*max(comp, 1))
 	r.cbs = make([]float64, chunk*max(comp, 1))
+	// gram = T Tᵀ (comp×comp), once for every block of points: the scores
+	// are orthonormal to rounding, but the identity c̄₁ = c̄₂ − c̄₂M that
+	// reverseVectors uses is exact only with M as computed.
 	r.gram = make([]float64, comp*comp)
+	if comp > 0 {
+		r.m.opts.Backend.Dgemm(gblas.NoTrans, gblas.Trans, comp, comp, n, 1, r.kr.t, n, r.kr.t, n, 0, r.gram, comp)
+	}
 	r.c1, r.c2 = make([]float64, comp), make([]float64, comp)
 	r.tin = [2][]float64{make([]float64, n), make([]float64, n)}
 	r.tout = make([]float64, n)
