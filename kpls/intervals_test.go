@@ -236,8 +236,9 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 // the RBF fits without much bias: the bands of Select's model and of its
 // mean, scaled by the RMSECV (NoiseLevel), cover f(x) at new points near
 // the level asked for, where bands from σ̂ fell short. It also checks
-// what the mean is made of: the best model with its approximate DoF, the
-// others fitted without DoF, and so no DoF or σ̂ for the mean.
+// what the mean is made of when the DoF are asked for: the best model
+// with its approximate DoF (σ̂ the paper's), the others fitted without
+// DoF, and so no DoF or σ̂ for the mean.
 func TestBandsCoverWithRMSECV(t *testing.T) {
 	const n, p, sets, sigma, d = 300, 500, 4, 0.3, 6
 	draw := func(r *rand.Rand, rows int) (x *mat.Dense, y, f []float64) {
@@ -258,7 +259,7 @@ func TestBandsCoverWithRMSECV(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(s), 12))
 		x, y, _ := draw(r, n)
 		xn, _, fn := draw(r, p)
-		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s)},
+		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s), DoF: DoFApprox},
 			Kernels: []Kernel{RBF{}}, AverageWithin: DefaultAverageWithin})
 		if err != nil {
 			t.Fatal(err)

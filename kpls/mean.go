@@ -92,8 +92,10 @@ func (a *Mean) meanStats() Stats {
 	k := float64(len(a.members))
 	s := Stats{M: -1, DoF: dof / k, DoFSE: math.Sqrt(dofSE2) / k}
 	if !sameDoFMethod(a.members) {
-		// A mean of DoF by different methods (Select's mean: the best's
-		// approximate DoF, the naive m + 1 of the others) is neither.
+		// A mean of DoF by different methods (the best's approximate DoF,
+		// the naive m + 1 of the others) is neither, and the naive m + 1
+		// (DoFNone: Select's members) is no estimate of a kernel
+		// smoother's DoF.
 		s.DoF, s.DoFSE = math.NaN(), math.NaN()
 	}
 	for j, f := range fitted {
@@ -107,10 +109,11 @@ func (a *Mean) meanStats() Stats {
 	return s
 }
 
-// sameDoFMethod reports whether every member's DoF come from one method.
+// sameDoFMethod reports whether every member's DoF come from one method
+// other than DoFNone.
 func sameDoFMethod(ms []*Model) bool {
-	for _, m := range ms[1:] {
-		if m.opts.DoF != ms[0].opts.DoF {
+	for _, m := range ms {
+		if m.opts.DoF != ms[0].opts.DoF || m.opts.DoF == DoFNone {
 			return false
 		}
 	}

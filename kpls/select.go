@@ -113,8 +113,8 @@ type SelectOptions struct {
 	// m, and returns their mean in Selection.Mean. On the panel's small data sets
 	// the mean of the points within 5 % came closer to cross-validated
 	// kernel ridge than the best point alone (docs/scale.md, "Small data
-	// sets"); it costs a fit per point averaged, the points other than the
-	// best fitted without DoF (Selection.Mean). Zero means no average.
+	// sets"); it costs a fit per point averaged, each fitted without DoF
+	// (Selection.Mean). Zero means no average.
 	AverageWithin float64
 }
 
@@ -133,7 +133,10 @@ type Selection struct {
 	// Best is the winning row: the choice with the lowest score.
 	Best SelectionRow
 	// Model is fitted to all rows at the best grid point; it records the
-	// choice (Model.Chosen), which predictions use by default.
+	// choice (Model.Chosen), which predictions use by default. It has the
+	// DoF of Options.DoF, except when it is the first of a Mean of several
+	// models and Options.DoF was left empty: then, like the Mean's other
+	// members, it is fitted without DoF (its bands take the RMSECV).
 	Model *Model
 	// Warnings collects each grid point's warnings, prefixed by it.
 	Warnings []Warning
@@ -151,10 +154,11 @@ type Selection struct {
 	// of every grid point within the margin: Model (the best) first and
 	// the others by RMSECV, each fitted to all rows and predicting with
 	// its own choice of m (Model.Chosen). The others are fitted without
-	// DoF (DoFNone): the mean's bands and intervals take the members'
-	// RMSECV (Mean.NoiseLevel), and its DoF and σ̂ are NaN. Nil without
-	// AverageWithin; with it, a mean of Model alone when no other point is
-	// within the margin.
+	// DoF (DoFNone), and so is Model unless Options.DoF was set: the
+	// mean's bands and intervals take the members' RMSECV
+	// (Mean.NoiseLevel), and its DoF and σ̂ are NaN. Nil without
+	// AverageWithin; with it, a mean of Model alone (with its DoF) when no
+	// other point is within the margin.
 	Mean *Mean
 }
 
@@ -265,7 +269,11 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 			prev = nil
 		}
 		sel, r := s.sels[t], s.results[best[t]][t]
-		m, f, err := s.final(t, s.points[best[t]], sel.Best.M, len(r.rows)-1, r.model, prev, false)
+		// The best of a mean of several models is fitted without DoF too,
+		// unless they were asked for: the mean has none (its members'
+		// are not all known), and its bands take the RMSECV.
+		noDoF := !s.dofAsked && len(s.meanCandidates(t, best[t], sel.Best.RMSECV)) > 0
+		m, f, err := s.final(t, s.points[best[t]], sel.Best.M, len(r.rows)-1, r.model, prev, noDoF)
 		if err != nil {
 			return nil, s.targetError(t, err)
 		}
@@ -376,7 +384,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	if start < 0 {
 		return nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
 	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: crit, folds: folds, repeats: repeats, avgWithin: so.AverageWithin, seed: opts.Seed,
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: crit, folds: folds, repeats: repeats, avgWithin: so.AverageWithin, dofAsked: opts.DoF != "", seed: opts.Seed,
 		start: start, maxComp: max(maxComp, start), budget: budget, opts: opts, points: grid}
 	s.results = make([][]*pointResult, len(grid))
 	for p := range s.results {
@@ -751,28 +759,41 @@ func widthRange(grid []gridPoint, g gridPoint) (lo, hi float64) {
 	return lo, hi
 }
 
-// average fills sel.Mean for target t: its model at the best grid
-// point, then one fitted to all rows at each other grid point whose
-// choice scores within the margin, in order of RMSECV.
-func (s *selector) average(t, bestPoint int, sel *Selection) error {
-	type candidate struct {
-		p, m  int
-		score float64
+// meanCandidate is a grid point p of the mean other than the best, at
+// its chosen m.
+type meanCandidate struct {
+	p, m  int
+	score float64
+}
+
+// meanCandidates are target t's grid points other than the best whose
+// choice scores within the averaging margin of the best's RMSECV, in
+// order of RMSECV; none without SelectOptions.AverageWithin.
+func (s *selector) meanCandidates(t, bestPoint int, bestRMSECV float64) []meanCandidate {
+	if !(s.avgWithin > 0) {
+		return nil
 	}
-	var cs []candidate
+	var cs []meanCandidate
 	for p, rs := range s.results {
 		r := rs[t]
 		if p == bestPoint || r == nil || r.choice < 0 {
 			continue
 		}
 		row := r.rows[r.choice]
-		if row.RMSECV <= (1+s.avgWithin)*sel.Best.RMSECV {
-			cs = append(cs, candidate{p: p, m: row.M, score: row.RMSECV})
+		if row.RMSECV <= (1+s.avgWithin)*bestRMSECV {
+			cs = append(cs, meanCandidate{p: p, m: row.M, score: row.RMSECV})
 		}
 	}
-	slices.SortStableFunc(cs, func(a, b candidate) int { return cmp.Compare(a.score, b.score) })
+	slices.SortStableFunc(cs, func(a, b meanCandidate) int { return cmp.Compare(a.score, b.score) })
+	return cs
+}
+
+// average fills sel.Mean for target t: its model at the best grid
+// point, then one fitted to all rows at each other grid point whose
+// choice scores within the margin, in order of RMSECV.
+func (s *selector) average(t, bestPoint int, sel *Selection) error {
 	members := []*Model{sel.Model}
-	for _, c := range cs {
+	for _, c := range s.meanCandidates(t, bestPoint, sel.Best.RMSECV) {
 		m, _, err := s.final(t, s.points[c.p], c.m, c.m, nil, nil, true)
 		if err != nil {
 			return err

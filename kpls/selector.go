@@ -11,15 +11,18 @@ import (
 
 // selector runs the search for one Select or SelectTargets call.
 type selector struct {
-	ctx            context.Context
-	x              *mat.Dense
-	ys             [][]float64 // the targets' responses
-	tss            []float64   // each target's total sum of squares about its mean
-	n, d           int
-	crit           Criterion
-	folds          int
-	repeats        int     // k-fold assignments cross-validation pools (0: not CV)
-	avgWithin      float64 // SelectOptions.AverageWithin
+	ctx       context.Context
+	x         *mat.Dense
+	ys        [][]float64 // the targets' responses
+	tss       []float64   // each target's total sum of squares about its mean
+	n, d      int
+	crit      Criterion
+	folds     int
+	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
+	avgWithin float64 // SelectOptions.AverageWithin
+	// dofAsked is whether Options.DoF was set: a mean's best member is
+	// then fitted with those DoF, else without (selectTargets).
+	dofAsked       bool
 	seed           uint64
 	start, maxComp int
 	opts           Options
@@ -424,9 +427,10 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 // components its search reached, unless the DoF criteria's fit there is
 // at hand, and records the choice. prev is the fitter of the target
 // finished before at the same grid point, if any, whose kernel matrix
-// it shares; final returns its own fitter (nil if it fitted nothing). A
-// member of the mean other than the best is fitted without DoF.
-func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter, member bool) (*Model, *fitter, error) {
+// it shares when both fit the same DoF; final returns its own fitter
+// (nil if it fitted nothing). noDoF fits without DoF: a member of a mean
+// of several models (selectTargets).
+func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter, noDoF bool) (*Model, *fitter, error) {
 	s.cv, s.batch, s.full = nil, nil, nil // their Krylov steps are not needed any more
 	var m *Model
 	var f *fitter
@@ -439,9 +443,9 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 			comp = choice
 		}
 		o := s.options(g, max(comp, 1), t)
-		if member {
-			// The mean's other members need no DoF: cross-validation chose
-			// them, and the mean's bands and intervals take their RMSECV
+		if noDoF {
+			// A mean's members need no DoF: cross-validation chose them,
+			// and the mean's bands and intervals take their RMSECV
 			// (Mean.NoiseLevel). Their DoF would cost 2m+1 Krylov steps
 			// and m block products of probes each, several times the fit.
 			o.DoF = DoFNone
@@ -451,7 +455,11 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 			return nil, nil, err
 		}
 		f.passes = &s.passes
-		f.adopt(prev)
+		if prev != nil && prev.opts.DoF == f.opts.DoF {
+			// The same DoF, the same storage (storageFor): without DoF a
+			// fit may keep float32 where one with DoF may not.
+			f.adopt(prev)
+		}
 		if err := f.fit(s.ctx); err != nil {
 			return nil, nil, err
 		}

@@ -13,12 +13,14 @@ import (
 
 // selectAverageDoc is the part of `select --json` the average test reads.
 type selectAverageDoc struct {
-	N    int
-	Best struct {
+	N         int
+	DoFMethod string `json:"dof_method"`
+	Best      struct {
 		Kernel string
 		Width  float64
 		M      int
 		Score  float64
+		DoF    float64
 	}
 	Average *struct {
 		Within  float64
@@ -77,6 +79,22 @@ func TestSelectAverageWithin(t *testing.T) {
 	}
 	if b := a.Members[0]; b.Width != sel.Best.Width || b.M != sel.Best.M {
 		t.Errorf("first member %+v, the best %+v", b, sel.Best)
+	}
+	// Without --dof the members, the best included, are fitted without
+	// DoF; --dof approx fits the best with them, and chooses the same.
+	if sel.DoFMethod != "none" || sel.Best.DoF != float64(sel.Best.M+1) {
+		t.Errorf("without --dof: the best's DoF %v by %q, want the naive m + 1 by none", sel.Best.DoF, sel.DoFMethod)
+	}
+	code, out2, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--json", "--dof", "approx")
+	if code != 0 {
+		t.Fatalf("select --dof approx: exit %d: %s", code, stderr)
+	}
+	var withDoF selectAverageDoc
+	if err := json.Unmarshal([]byte(out2), &withDoF); err != nil {
+		t.Fatal(err)
+	}
+	if withDoF.DoFMethod != "approx" || withDoF.Best.M != sel.Best.M || withDoF.Best.Width != sel.Best.Width || withDoF.Best.DoF == float64(sel.Best.M+1) {
+		t.Errorf("--dof approx: the best %+v by %q, want %+v with its approximate DoF", withDoF.Best, withDoF.DoFMethod, sel.Best)
 	}
 	for _, m := range a.Members {
 		if !(m.RMSECV <= 1.5*sel.Best.Score) {

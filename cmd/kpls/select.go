@@ -196,7 +196,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
-	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m; 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
+	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -209,6 +209,11 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
 	if err != nil {
 		return nil, err
+	}
+	if !fs.IsSet("dof") && !fs.IsSet("lanczos") {
+		// Left at its default, the library fits the DoF where they are
+		// used: not for the members of a mean, the best included.
+		opts.DoF = ""
 	}
 	so := &cfg.so
 	so.Seed = cfg.mf.Seed
@@ -402,7 +407,11 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 			how = fmt.Sprintf("%d-fold cross-validation repeated %d times (fold seeds (%d, r), r < %d)", cfg.so.Folds, sel.Repeats, cfg.so.Seed, sel.Repeats)
 		}
 	}
-	fmt.Fprintf(w, "criterion  %s; DoF %s%s; backend %s\n", how, o.DoF, lanczosNote(o.DoF, o.Lanczos), backendName(o))
+	dofNote := ""
+	if o.DoF == kpls.DoFNone && sel.Mean != nil && len(sel.Mean.Members()) > 1 {
+		dofNote = " (the mean's members; --dof approx computes the best's)"
+	}
+	fmt.Fprintf(w, "criterion  %s; DoF %s%s%s; backend %s\n", how, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
 	fmt.Fprintf(w, "search     %d passes over the kernel matrix (budget %d)\n", sel.Passes, cfg.so.MaxPasses)
 	if sk := skippedOf(sel); sk != nil {
@@ -416,8 +425,12 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	selectionTable(w, sel)
 	b := sel.Best
 	tr := trainingOf(sel.Model, b.M)
-	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
-		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), cli.Cell(b.Sigma))
+	naive := ""
+	if o.DoF == kpls.DoFNone {
+		naive = " (none: m + 1)"
+	}
+	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s%s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
+		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), naive, cli.Cell(b.Sigma))
 	if a := averageOf(sel, cfg.so.AverageWithin); a != nil {
 		var ms []memberJSON
 		for _, m := range a.Members {
@@ -425,7 +438,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		}
 		dof := fmt.Sprintf("DoF %s, σ̂ %s", cli.Cell(float64(a.DoF)), cli.Cell(float64(a.Sigma)))
 		if len(ms) > 1 && math.IsNaN(float64(a.DoF)) {
-			dof = "DoF and σ̂ not computed (the other members are fitted without DoF; bands and intervals take the members' RMSECV)"
+			dof = "DoF and σ̂ not computed (the members are fitted without DoF; bands and intervals take their RMSECV)"
 		}
 		fmt.Fprintf(w, "average    the mean of %d models within %.4g %% of the best RMSECV: %s; training RMSE %s, R² %s; %s\n", len(ms), 100*a.Within,
 			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
