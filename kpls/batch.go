@@ -3,7 +3,10 @@ package kpls
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
@@ -99,11 +102,16 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 		if err := op.Mul(ctx, prod[:k*n], block[:k*n], k); err != nil {
 			return err
 		}
-		next := active[:0]
-		for j, s := range active {
+		goOn := make([]bool, k)
+		eachFold(k, func(j int) {
+			s := active[j]
 			kr := s.kr
 			s.gather(kr.ktr[kr.steps*kr.n:(kr.steps+1)*kr.n], prod[j*n:(j+1)*n])
-			if kr.absorb(bl, states[s], s.yc) && kr.steps < kr.ld {
+			goOn[j] = kr.absorb(bl, states[s], s.yc) && kr.steps < kr.ld
+		})
+		next := active[:0]
+		for j, s := range active {
+			if goOn[j] {
 				next = append(next, s)
 			}
 		}
@@ -117,6 +125,31 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 		}
 	}
 	return nil
+}
+
+// eachFold calls step(j) for j = 0..k−1, over up to GOMAXPROCS
+// goroutines. Each fold's step is its own arithmetic on its own vectors,
+// so the results are those of a loop. On small folds the scores'
+// Gram–Schmidt and checks cost as much as the block product with K, and
+// one goroutine would leave the other cores idle (docs/scale.md).
+func eachFold(k int, step func(j int)) {
+	w := min(k, runtime.GOMAXPROCS(0))
+	if w < 2 {
+		for j := range k {
+			step(j)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			for j := int(next.Add(1)) - 1; j < k; j = int(next.Add(1)) - 1 {
+				step(j)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (b *foldBatch) totalSteps() int {
