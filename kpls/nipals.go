@@ -152,10 +152,13 @@ type stepState struct {
 	storeEps float64   // relative rounding of the stored entries beyond float64
 	normK    float64   // ‖K_c‖_F
 	coef     []float64 // Gram–Schmidt coefficients
+	// tKr holds t_lᵀ(K r_i), l < i, from the first Gram–Schmidt pass:
+	// the new column of L but for its last entry (ritzCond).
+	tKr []float64
 }
 
 func (kr *krylov) stepper(op kernelop.Operator) *stepState {
-	st := &stepState{normK: math.Sqrt(op.Stats().Frob2), coef: make([]float64, kr.ld)}
+	st := &stepState{normK: math.Sqrt(op.Stats().Frob2), coef: make([]float64, kr.ld), tKr: make([]float64, kr.ld)}
 	if op.Kind() == kernelop.KindFloat32 {
 		st.storeEps = 0x1p-24
 	}
@@ -214,6 +217,9 @@ func (kr *krylov) absorb(bl blas.Float64, st *stepState, yc []float64) bool {
 	for pass := 0; pass < 2 && i > 0; pass++ {
 		c := st.coef[:i]
 		bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, t, 1, 0, c, 1)
+		if pass == 0 {
+			copy(st.tKr, c) // t is still K r_i
+		}
 		bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c, 1, 1, t, 1)
 		bl.Dgemv(gblas.Trans, i, n, -1, kr.g, n, c, 1, 1, g, 1)
 		kr.out.subtract(bl, i, c)
@@ -242,7 +248,7 @@ func (kr *krylov) absorb(bl blas.Float64, st *stepState, yc []float64) bool {
 	}
 	kr.rss[i+1] = rss
 	kr.steps = i + 1
-	if c := kr.ritzCond(bl); c > ritzCondMax {
+	if c := kr.ritzCond(bl, st.tKr[:i]); c > ritzCondMax {
 		kr.steps = i
 		kr.stop = stopAt(StopRitzSpread, i+1, "the Ritz values span %.2g, beyond what float64 resolves", c)
 		return false
@@ -255,14 +261,20 @@ func (kr *krylov) absorb(bl blas.Float64, st *stepState, yc []float64) bool {
 // bound: the breakdown check only compares it with ritzCondMax, and the
 // bound spares it an SVD per step (O(steps³)), which on small data sets
 // cost more than the products with K.
-func (kr *krylov) ritzCond(bl blas.Float64) float64 {
+func (kr *krylov) ritzCond(bl blas.Float64, tKr []float64) float64 {
 	// The fit calls this after every step, so L grows by its new column,
-	// L[i][j] = t_iᵀ(K r_j)/√(r_jᵀKr_j) for i ≤ j (one product with T), and
-	// L⁻¹ with it: for L = [[A, c], [0, d]], L⁻¹ = [[A⁻¹, −A⁻¹c/d], [0, 1/d]].
+	// L[i][j] = t_iᵀ(K r_j)/√(r_jᵀKr_j) for i ≤ j, and L⁻¹ with it: for
+	// L = [[A, c], [0, d]], L⁻¹ = [[A⁻¹, −A⁻¹c/d], [0, 1/d]]. tKr holds
+	// t_iᵀ(K r_j) for i < j, which the step's Gram–Schmidt computed; only
+	// the new score's entry is a new product.
 	s, n, ld := kr.steps, kr.n, kr.ld
 	j := s - 1
 	col := make([]float64, s)
-	bl.Dgemv(gblas.NoTrans, s, n, 1/math.Sqrt(kr.rKr[j]), kr.t, n, kr.ktr[j*n:(j+1)*n], 1, 0, col, 1)
+	scale := 1 / math.Sqrt(kr.rKr[j])
+	for i, v := range tKr[:j] {
+		col[i] = scale * v
+	}
+	col[j] = scale * bl.Ddot(n, kr.t[j*n:(j+1)*n], 1, kr.ktr[j*n:(j+1)*n], 1)
 	d := col[j]
 	for i, v := range col {
 		kr.lRun[i*ld+j] = v
