@@ -90,6 +90,7 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 	n := b.n
 	block := make([]float64, len(active)*n)
 	prod := make([]float64, len(active)*n)
+	goOn := make([]bool, len(active))
 	for len(active) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -102,7 +103,6 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 		if err := op.Mul(ctx, prod[:k*n], block[:k*n], k); err != nil {
 			return err
 		}
-		goOn := make([]bool, k)
 		eachFold(k, func(j int) {
 			s := active[j]
 			kr := s.kr
