@@ -63,9 +63,5 @@ func (o *outOfFold) grow(maxSteps int) {
 	if o == nil || len(o.t) >= maxSteps*o.rows {
 		return
 	}
-	t := make([]float64, maxSteps*o.rows)
-	copy(t, o.t)
-	yh := make([]float64, (maxSteps+1)*o.rows)
-	copy(yh, o.yhat)
-	o.t, o.yhat = t, yh
+	o.t, o.yhat = extendZeroed(o.t, maxSteps*o.rows), extendZeroed(o.yhat, (maxSteps+1)*o.rows)
 }
