@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/stacking"
 )
 
 // TestSelectAverage: Selection.Mean holds the best grid point's model
@@ -17,7 +22,7 @@ func TestSelectAverage(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(90, 3, 21)
 	z, _ := gaussData(15, 3, 22)
-	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25}
+	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25, AverageBy: AverageAll}
 	sel, err := Select(ctx, x, y, so)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +90,7 @@ func TestSelectAverageDoF(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(90, 3, 21)
 	z, _ := gaussData(15, 3, 22)
-	base := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6}
+	base := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageBy: AverageAll}
 	for _, c := range []struct {
 		name   string
 		dof    DoFMethod
@@ -136,5 +141,135 @@ func TestSelectAverageDoF(t *testing.T) {
 				t.Errorf("%s: row %d predicts %v, a plain fit %v", c.name, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestSelectAverageStacked: by default the mean's members besides the
+// best are the grid points within the margin whose stacking weight is
+// at least half a percent. The oracle refits every candidate by hand on
+// Select's folds (written out independently, as in
+// TestCrossValidationByHand) for its out-of-fold predictions at its
+// chosen m, and weighs them with stacking.Weights (itself checked
+// against enumeration of every support). The members and their weights
+// must agree (1e-6), and the mean must predict the equal mean of plain
+// fits at its members (1e-10). With row weights the folds keep no
+// predictions: the mean then averages every candidate, and says so.
+func TestSelectAverageStacked(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(90, 3, 3) // three of six candidates weighed
+	z, _ := gaussData(15, 3, 22)
+	xs := standardisedByHand(x)
+	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25}
+	sel, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.MeanBy != AverageStacked {
+		t.Fatalf("MeanBy %q, want %q", sel.MeanBy, AverageStacked)
+	}
+	// The candidates, the best first.
+	var cands []SelectionRow
+	for _, c := range sel.Choices {
+		if c.Kernel == sel.Best.Kernel {
+			cands = append([]SelectionRow{c}, cands...)
+		} else if c.RMSECV <= 1.25*sel.Best.RMSECV {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) < 3 {
+		t.Fatalf("%d candidates: want a choice to make", len(cands))
+	}
+	n := len(y)
+	oof := mat.NewDense(n, len(cands), nil)
+	perm := rand.New(rand.NewPCG(4, 0x6376)).Perm(n)
+	for f := range DefaultFolds {
+		lo, hi := f*n/DefaultFolds, (f+1)*n/DefaultFolds
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		xtr, ytr := rowsOf(xs, y, train)
+		xte, _ := rowsOf(xs, y, perm[lo:hi])
+		for j, c := range cands {
+			m, err := Fit(ctx, xtr, ytr, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.Predict(ctx, xte, c.M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, row := range perm[lo:hi] {
+				oof.Set(row, j, p[i])
+			}
+		}
+	}
+	w, err := stacking.Weights(oof, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []SelectionRow
+	var wantW []float64
+	for j, c := range cands {
+		if j == 0 || w[j] >= 0.005 {
+			want, wantW = append(want, c), append(wantW, w[j])
+		}
+	}
+	ms := sel.Mean.Members()
+	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
+		t.Fatalf("%d members with %d weights; by hand %d (weights %v)", len(ms), len(sel.MeanWeights), len(want), w)
+	}
+	if len(want) < 3 || len(want) == len(cands) {
+		t.Errorf("stacking kept %d of %d candidates: the test needs a choice among several", len(want), len(cands))
+	}
+	pred := make([]float64, z.RawMatrix().Rows)
+	for _, c := range want {
+		found := false
+		for i, m := range ms {
+			if m.Options().Kernel == c.Kernel && m.Chosen().M == c.M {
+				found = true
+				for k, wc := range cands {
+					if wc.Kernel == c.Kernel && math.Abs(sel.MeanWeights[i]-w[k]) > 1e-6 {
+						t.Errorf("%v: weight %v, by hand %v", c.Kernel, sel.MeanWeights[i], w[k])
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v (m = %d) is not a member", c.Kernel, c.M)
+		}
+		plain, err := Fit(ctx, x, y, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plain.Predict(ctx, z, c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range p {
+			pred[i] += v / float64(len(want))
+		}
+	}
+	got, err := sel.Mean.Predict(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if d := math.Abs(got[i] - pred[i]); d > 1e-10*math.Max(1, math.Abs(pred[i])) {
+			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
+		}
+	}
+
+	so.Weights = make([]float64, n)
+	for i := range so.Weights {
+		so.Weights[i] = 1
+	}
+	ws, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, wn := range ws.Warnings {
+		warned = warned || wn.Code == WarnAveraging
+	}
+	if ws.MeanBy != AverageAll || !warned || ws.MeanWeights != nil {
+		t.Errorf("weighted rows: MeanBy %q, weights %v, warned %v; want all, none, a warning", ws.MeanBy, ws.MeanWeights, warned)
 	}
 }

@@ -14,7 +14,8 @@
 // extending the components and the default widths while the choice sits at
 // an edge, and returns the whole table with the winner's model; with
 // SelectOptions.AverageWithin also a Mean, the mean of the models of the
-// grid points within that margin of the best. PredictBands gives pointwise
+// grid points within that margin of the best that stacked regression
+// weighs (SelectOptions.AverageBy). PredictBands gives pointwise
 // confidence intervals for f(x) and PredictIntervals prediction intervals
 // for a new y, through the paper's Ritz polynomial where it holds and by
 // reverse-mode differentiation of the fit where it does not.

@@ -133,7 +133,8 @@ func ExampleMean() {
 		Options:       kpls.Options{RawFeatures: true, Seed: 1},
 		Kernels:       []kpls.Kernel{kpls.RBF{}},
 		Widths:        []float64{0.1, 0.3, 1},
-		AverageWithin: kpls.DefaultAverageWithin,
+		AverageWithin: 0.05,
+		AverageBy:     kpls.AverageAll, // every point within 5 %; the default keeps those stacking weighs
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -521,7 +521,7 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 	best := math.Inf(1)
 	for i, w := range defaults {
 		best = min(best, score[w])
-		if i > 0 && score[w] > score[defaults[i-1]] && score[w] > (1+DefaultAverageWithin)*best {
+		if i > 0 && score[w] > score[defaults[i-1]] && score[w] > (1+skipMargin)*best {
 			want = defaults[i+1:]
 			break
 		}

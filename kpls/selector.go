@@ -20,6 +20,7 @@ type selector struct {
 	folds     int
 	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
 	avgWithin float64 // SelectOptions.AverageWithin
+	avgBy     Averaging
 	// dofAsked is whether Options.DoF was set: a mean's best member is
 	// then fitted with those DoF, else without (selectTargets).
 	dofAsked       bool
@@ -64,6 +65,10 @@ type pointResult struct {
 	choice int            // index of the criterion's choice in rows, −1 if none
 	warns  []Warning
 	model  *Model // the DoF criteria's fit to all rows (nil with CV, or once not the best)
+	// oof are the out-of-fold predictions of the choice, one per row
+	// (averaged over the repeats): what stacking weighs (nil unless the
+	// search averages by stacking).
+	oof []float64
 }
 
 // pointRun is what one fit or cross-validation at a grid point gives a
@@ -74,6 +79,15 @@ type pointRun struct {
 	stopped string // why the fit that limited the components stopped
 	warns   []Warning
 	model   *Model
+	// oof holds the out-of-fold predictions of every m fitted, row by
+	// row: oof[i·(len(rows))+m] (with stacking only).
+	oof []float64
+}
+
+// stacks reports whether the search keeps the folds' predictions at each
+// point's choice for stacking (AverageStacked; the folds' batch only).
+func (s *selector) stacks() bool {
+	return s.avgWithin > 0 && s.avgBy == AverageStacked && s.opts.Weights == nil
 }
 
 // options are the options of target t's fit at grid point g with comp
@@ -177,7 +191,15 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 	case !settled && !r.broke && comp < limit:
 		warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.crit, choice, last-choice, s.budgetSpent()))
 	}
-	return &pointResult{rows: r.rows, choice: choice, warns: warns, model: r.model}, true
+	res := &pointResult{rows: r.rows, choice: choice, warns: warns, model: r.model}
+	if r.oof != nil && choice >= 0 {
+		stride := len(r.rows)
+		res.oof = make([]float64, s.n)
+		for i := range res.oof {
+			res.oof[i] = r.oof[i*stride+choice]
+		}
+	}
+	return res, true
 }
 
 // budgetSpent says that the search's budget stopped it.
@@ -313,6 +335,10 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 	press := make([]float64, comp+1)
 	valid, stopped := comp, ""
 	y := s.ys[t]
+	var oof []float64
+	if s.stacks() {
+		oof = make([]float64, s.n*(comp+1))
+	}
 	for _, fs := range s.batch.seqs {
 		if fs.target != t {
 			continue
@@ -330,9 +356,23 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 				e := y[row] - pred[i*(v+1)+c]
 				press[c] += e * e
 			}
+			if oof != nil {
+				copyRow := oof[row*(comp+1) : row*(comp+1)+v+1]
+				for c := range copyRow {
+					copyRow[c] += pred[i*(v+1)+c] / float64(s.repeats)
+				}
+			}
 		}
 	}
-	return pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}, nil
+	run := pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}
+	if oof != nil {
+		// The rows' stride becomes valid+1, the length of run.rows.
+		run.oof = make([]float64, s.n*(valid+1))
+		for i := range s.n {
+			copy(run.oof[i*(valid+1):(i+1)*(valid+1)], oof[i*(comp+1):i*(comp+1)+valid+1])
+		}
+	}
+	return run, nil
 }
 
 // crossValidateWeighted is crossValidate with frequency weights: every

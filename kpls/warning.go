@@ -44,6 +44,9 @@ const (
 	WarnKept WarningCode = "kept"
 	// WarnWeights: rows of weight 0 were left out of a weighted fit.
 	WarnWeights WarningCode = "weights"
+	// WarnAveraging: Select averaged every grid point within the margin
+	// because stacking could not choose among them.
+	WarnAveraging WarningCode = "averaging"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"

@@ -22,13 +22,20 @@ type selectAverageDoc struct {
 		Score  float64
 		DoF    float64
 	}
+	Choices []struct {
+		Kernel string
+		Width  float64
+		RMSECV float64
+	}
 	Average *struct {
 		Within  float64
+		By      string
 		Members []struct {
 			Kernel string
 			Width  float64
 			M      int
 			RMSECV float64
+			Weight *float64
 		}
 		RSS        float64
 		DoF, Sigma *float64
@@ -55,7 +62,9 @@ type predictDoc struct {
 }
 
 // TestSelectAverageWithin: `select --average-within` saves the mean of
-// the grid points within the margin of the best RMSECV, the best first;
+// the grid points within the margin of the best RMSECV that stacking
+// weighs (each with its weight; --average-by all: every one), the best
+// first;
 // `predict` on that file gives the mean of what `fit` + `predict` give at
 // each member's width and m (1e-9), its 95 % prediction intervals cover
 // 92–98 % of 3,000 fresh observations of known noise, and it refuses
@@ -96,10 +105,39 @@ func TestSelectAverageWithin(t *testing.T) {
 	if withDoF.DoFMethod != "approx" || withDoF.Best.M != sel.Best.M || withDoF.Best.Width != sel.Best.Width || withDoF.Best.DoF == float64(sel.Best.M+1) {
 		t.Errorf("--dof approx: the best %+v by %q, want %+v with its approximate DoF", withDoF.Best, withDoF.DoFMethod, sel.Best)
 	}
+	// By default the members are the points within the margin that
+	// stacking weighs, each with its weight; --average-by all takes every
+	// point within the margin.
+	var weight float64
 	for _, m := range a.Members {
 		if !(m.RMSECV <= 1.5*sel.Best.Score) {
 			t.Errorf("member %+v outside the margin of %v", m, sel.Best.Score)
 		}
+		if m.Weight == nil || !(*m.Weight >= 0) {
+			t.Errorf("member %+v: stacking weight %v", m, m.Weight)
+		} else {
+			weight += *m.Weight
+		}
+	}
+	if a.By != "stacked" || !(weight <= 1+1e-12) {
+		t.Errorf("the default mean: by %q, weights summing to %v", a.By, weight)
+	}
+	code, outAll, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--average-by", "all", "--json")
+	if code != 0 {
+		t.Fatalf("select --average-by all: exit %d: %s", code, stderr)
+	}
+	var all selectAverageDoc
+	if err := json.Unmarshal([]byte(outAll), &all); err != nil {
+		t.Fatal(err)
+	}
+	within := 0
+	for _, c := range all.Choices {
+		if c.RMSECV <= 1.5*all.Best.Score {
+			within++
+		}
+	}
+	if all.Average == nil || all.Average.By != "all" || len(all.Average.Members) != within || within <= len(a.Members) {
+		t.Errorf("--average-by all: %d members of %d points within the margin (stacked: %d)", len(all.Average.Members), within, len(a.Members))
 	}
 	if e := math.Abs(a.Training.RMSE - math.Sqrt(a.RSS/float64(sel.N))); e > 1e-12*a.Training.RMSE {
 		t.Errorf("training RMSE %v, √(RSS/n) %v", a.Training.RMSE, math.Sqrt(a.RSS/float64(sel.N)))
@@ -189,7 +227,7 @@ func TestSelectAverageWithin(t *testing.T) {
 	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", test, "--components", "2"); code != 2 || !strings.Contains(stderr, "mean of") {
 		t.Errorf("--components on a mean: exit %d: %s", code, stderr)
 	}
-	// The default margin is 0.05, for cross-validation only; 0 saves the
+	// The default margin is 0.1, for cross-validation only; 0 saves the
 	// best point's model alone. A file from cross-validation records each
 	// choice's RMSECV (version 6), one from GCV is plain (version 4).
 	for _, c := range []struct {
@@ -206,7 +244,7 @@ func TestSelectAverageWithin(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if (doc.Average != nil) != c.mean || c.mean && doc.Average.Within != 0.05 {
+		if (doc.Average != nil) != c.mean || c.mean && (doc.Average.Within != 0.1 || doc.Average.By != "stacked") {
 			t.Errorf("%q: average %+v", c.args, doc.Average)
 		}
 		b, err := os.ReadFile(file)
@@ -218,8 +256,8 @@ func TestSelectAverageWithin(t *testing.T) {
 			t.Errorf("%q: a file of version %d, want %d", c.args, v, want)
 		}
 	}
-	for _, args := range [][]string{{"--average-within", "-0.1"}, {"--average-within", "0.05", "--criterion", "gcv"}} {
-		if code, _, stderr := kplsRun(t, append([]string{"select", "--data", train}, args...)...); code != 2 || !strings.Contains(stderr, "--average-within") {
+	for _, args := range [][]string{{"--average-within", "-0.1"}, {"--average-within", "0.05", "--criterion", "gcv"}, {"--average-by", "best"}} {
+		if code, _, stderr := kplsRun(t, append([]string{"select", "--data", train}, args...)...); code != 2 || !strings.Contains(stderr, args[0]) {
 			t.Errorf("%q: exit %d: %s", args, code, stderr)
 		}
 	}

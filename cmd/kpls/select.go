@@ -63,9 +63,11 @@ func skippedOf(sel *kpls.Selection) []skippedJSON {
 }
 
 // averageJSON is the mean of the grid points within --average-within of
-// the best RMSECV: what the saved model predicts with.
+// the best RMSECV that --average-by keeps (By: "stacked" or "all"): what
+// the saved model predicts with.
 type averageJSON struct {
 	Within   float64        `json:"within"`
+	By       string         `json:"by"`
 	Members  []memberCVJSON `json:"members"`
 	RSS      cli.Num        `json:"rss"`
 	DoF      cli.Num        `json:"dof"`
@@ -77,6 +79,9 @@ type averageJSON struct {
 type memberCVJSON struct {
 	memberJSON
 	RMSECV cli.Num `json:"rmsecv"`
+	// Weight is its stacking weight (--average-by stacked; the mean
+	// averages its members equally).
+	Weight *float64 `json:"weight,omitempty"`
 }
 
 // averageOf describes sel's mean, nil without one.
@@ -85,9 +90,12 @@ func averageOf(sel *kpls.Selection, within float64) *averageJSON {
 		return nil
 	}
 	st := sel.Mean.Stats()
-	a := &averageJSON{Within: within, RSS: cli.Num(st.RSS), DoF: cli.Num(st.DoF), Sigma: cli.Num(st.Sigma)}
-	for _, m := range sel.Mean.Members() {
+	a := &averageJSON{Within: within, By: string(sel.MeanBy), RSS: cli.Num(st.RSS), DoF: cli.Num(st.DoF), Sigma: cli.Num(st.Sigma)}
+	for i, m := range sel.Mean.Members() {
 		row := memberCVJSON{memberJSON: memberOf(m), RMSECV: cli.Num(math.NaN())}
+		if i < len(sel.MeanWeights) {
+			row.Weight = &sel.MeanWeights[i]
+		}
 		for _, c := range sel.Choices {
 			if c.Kernel == m.Options().Kernel {
 				row.RMSECV = cli.Num(c.RMSECV)
@@ -196,7 +204,8 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
-	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of every grid point whose RMSECV is within this `fraction` of the best one's (0.05: within 5 %), each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
+	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
+	averageBy := fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -242,6 +251,9 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
 	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
+	}
+	if so.AverageBy, err = kpls.ParseAveraging(*averageBy); err != nil {
+		return nil, cli.Usagef("--average-by: %q, want stacked or all", *averageBy)
 	}
 	if so.Criterion != kpls.CV {
 		so.AverageWithin = 0 // the default margin is cross-validation's
@@ -440,7 +452,11 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		if len(ms) > 1 && math.IsNaN(float64(a.DoF)) {
 			dof = "DoF and σ̂ not computed (the members are fitted without DoF; bands and intervals take their RMSECV)"
 		}
-		fmt.Fprintf(w, "average    the mean of %d models within %.4g %% of the best RMSECV: %s; training RMSE %s, R² %s; %s\n", len(ms), 100*a.Within,
+		how := fmt.Sprintf("within %.4g %% of the best RMSECV", 100*a.Within)
+		if a.By == string(kpls.AverageStacked) {
+			how = fmt.Sprintf("that stacking weighs among those within %.4g %% of the best RMSECV", 100*a.Within)
+		}
+		fmt.Fprintf(w, "average    the mean of %d models %s: %s; training RMSE %s, R² %s; %s\n", len(ms), how,
 			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
 	}
 	if cfg.modelOut != "" {
