@@ -31,7 +31,7 @@ const (
 	// default (SelectOptions.AverageWithin; its zero value, here, means
 	// no average): the grid points within 10 % of the best RMSECV are the
 	// candidates stacking chooses the mean's members from. On the panel's
-	// small real sets that came to 0.950 of cross-validated kernel ridge
+	// small real sets that came to 0.949 of cross-validated kernel ridge
 	// (geometric mean), against 0.958 for the mean of every point within
 	// 5 % and 1.004 for the best alone (docs/scale.md).
 	DefaultAverageWithin = 0.10
@@ -120,14 +120,14 @@ type SelectOptions struct {
 	// few vectors). Past it the search extends neither widths nor
 	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
 	MaxPasses int
-	// AverageWithin, if positive (cross-validation only), also fits to
-	// all rows every grid point whose choice has an RMSECV at most
-	// (1 + AverageWithin) times the best one's, each at its own chosen
-	// m, and returns their mean in Selection.Mean. On the panel's small data sets
-	// the mean of the points within 5 % came closer to cross-validated
-	// kernel ridge than the best point alone (docs/scale.md, "Small data
-	// sets"); it costs a fit per point averaged, each fitted without DoF
-	// (Selection.Mean). Zero means no average.
+	// AverageWithin, if positive (cross-validation only), makes the grid
+	// points whose choice has an RMSECV at most (1 + AverageWithin) times
+	// the best one's the candidates of a mean of models; AverageBy chooses
+	// its members among them, each fitted to all rows at its own chosen m
+	// without DoF, and Select returns their mean in Selection.Mean. On the
+	// panel's small data sets that came closer to cross-validated kernel
+	// ridge than the best point alone (docs/scale.md); it costs a fit per
+	// member. Zero means no average.
 	AverageWithin float64
 	// AverageBy is how the mean's members are chosen among the grid
 	// points within AverageWithin (the best is always one):
@@ -192,7 +192,7 @@ type Selection struct {
 	Repeats int
 	// Skipped are the default grid's widths the search did not fit: those
 	// wider than a width where the kernel's score turned worse, by more
-	// than the averaging margin of the best (at least 5 %).
+	// than 5 % of the best (AverageAll: the averaging margin, if wider).
 	Skipped []Kernel
 	// Mean is, with SelectOptions.AverageWithin, the mean of the models
 	// of the grid points within the margin that AverageBy keeps: Model
