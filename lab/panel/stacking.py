@@ -22,7 +22,7 @@ the peer's recorded KernelRidge + GridSearchCV RMSE (lab/panel/results/...):
   supbest  support with the best point always in (what select does by default
            since 2026-11-26, with select's own folds)
 """
-import csv, json, os, subprocess, sys, tempfile, statistics, random, math
+import json, os, subprocess, sys, tempfile, statistics, random, math
 import numpy as np
 from scipy.optimize import nnls
 
@@ -31,23 +31,9 @@ PANEL = sys.argv[2]
 SETS = sys.argv[3].split(",")
 
 
-def rows_of(path):
-    with open(path, newline="") as f:
-        r = csv.reader(f)
-        h = next(r)
-        return h, list(r)
-
-
-def write(path, h, rows, idx):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(h)
-        for i in idx:
-            w.writerow(rows[i])
-
-
-def idx(path):
-    return [int(l) for l in open(path) if l.strip()]
+# the panel's file helpers, shared with coverage.py beside this script
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coverage import rows_of, write_rows as write, indices as idx  # noqa: E402
 
 
 def run(cmd):
