@@ -80,8 +80,9 @@ type pointRun struct {
 	warns   []Warning
 	model   *Model
 	// oof holds the out-of-fold predictions of every m fitted, row by
-	// row: oof[i·(len(rows))+m] (with stacking only).
-	oof []float64
+	// row: oof[i·oofStride+m] (with stacking only).
+	oof       []float64
+	oofStride int
 }
 
 // stacks reports whether the search keeps the folds' predictions at each
@@ -193,10 +194,9 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 	}
 	res := &pointResult{rows: r.rows, choice: choice, warns: warns, model: r.model}
 	if r.oof != nil && choice >= 0 {
-		stride := len(r.rows)
 		res.oof = make([]float64, s.n)
 		for i := range res.oof {
-			res.oof[i] = r.oof[i*stride+choice]
+			res.oof[i] = r.oof[i*r.oofStride+choice]
 		}
 	}
 	return res, true
@@ -364,15 +364,7 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 			}
 		}
 	}
-	run := pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped}
-	if oof != nil {
-		// The rows' stride becomes valid+1, the length of run.rows.
-		run.oof = make([]float64, s.n*(valid+1))
-		for i := range s.n {
-			copy(run.oof[i*(valid+1):(i+1)*(valid+1)], oof[i*(comp+1):i*(comp+1)+valid+1])
-		}
-	}
-	return run, nil
+	return pointRun{rows: s.cvRows(g, press, valid, t), broke: valid < comp, stopped: stopped, oof: oof, oofStride: comp + 1}, nil
 }
 
 // crossValidateWeighted is crossValidate with frequency weights: every
