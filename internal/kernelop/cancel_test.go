@@ -11,18 +11,27 @@ import (
 	"github.com/kpls-go/kpls/internal/gram"
 )
 
-// counting wraps a Blocks, counting calls once armed and cancelling the
-// context at the first one.
+// counting wraps a Blocks: once armed, its first call cancels the
+// context, and it counts the calls that begin after cancel has returned.
+// Calls that other goroutines begin while the cancelling one is still
+// inside cancel (a preempted goroutine under the race detector on a
+// loaded machine stays there for many tiles) are not counted: no check
+// of the context could have stopped them.
 type counting struct {
 	Blocks
-	armed  atomic.Bool
-	calls  atomic.Int64
-	cancel context.CancelFunc
+	armed, first, cancelled atomic.Bool
+	calls                   atomic.Int64
+	cancel                  context.CancelFunc
 }
 
 func (c *counting) count() {
-	if c.armed.Load() && c.calls.Add(1) == 1 {
+	switch {
+	case !c.armed.Load():
+	case c.cancelled.Load():
+		c.calls.Add(1)
+	case c.first.CompareAndSwap(false, true):
 		c.cancel()
+		c.cancelled.Store(true)
 	}
 }
 func (c *counting) Rows(dst []float64, r0, r1 int) { c.count(); c.Blocks.Rows(dst, r0, r1) }
@@ -33,9 +42,9 @@ func (c *counting) Block(dst []float64, r0, r1, c0, c1 int) {
 
 // TestCancel checks that a context cancelled at the first tile stops
 // construction and Mul within that pass: each goroutine checks the
-// context before every tile, so at most one tile per goroutine is
-// computed after the cancelling one started (calls ≤ GOMAXPROCS), of the
-// hundreds in a pass.
+// context before every tile, so at most one tile per goroutine begins
+// after the cancel has returned (calls ≤ GOMAXPROCS), of the hundreds in
+// a pass.
 func TestCancel(t *testing.T) {
 	n := 1500
 	x := make([]float64, n*3)
