@@ -619,8 +619,9 @@ func (s *selector) takeIn(c *chooser, p int, scanned map[string]bool) {
 // at the next narrower width and worse than the best by more than
 // skipMargin (AverageAll: the averaging margin, if wider): past the turn
 // of a kernel's score over the widths, a wider width would score worse
-// still and could hardly join the mean (stacking gives such points no
-// weight). Wide widths need the most components, so
+// still and could hardly join the mean (the stacked mean's measurements
+// were made with this 5 % search; skipped widths were never candidates).
+// Wide widths need the most components, so
 // this is where a search spends most (protein: the RBF's 9 and 18).
 // The selection lists what it skipped.
 func (s *selector) skipWider(c *chooser, gi int, score float64) {

@@ -357,9 +357,10 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 				press[c] += e * e
 			}
 			if oof != nil {
-				copyRow := oof[row*(comp+1) : row*(comp+1)+v+1]
-				for c := range copyRow {
-					copyRow[c] += pred[i*(v+1)+c] / float64(s.repeats)
+				// Each repeat predicts every row once: the mean over them.
+				acc := oof[row*(comp+1) : row*(comp+1)+v+1]
+				for c := range acc {
+					acc[c] += pred[i*(v+1)+c] / float64(s.repeats)
 				}
 			}
 		}
