@@ -18,7 +18,10 @@
 // weighs (SelectOptions.AverageBy). PredictBands gives pointwise
 // confidence intervals for f(x) and PredictIntervals prediction intervals
 // for a new y, through the paper's Ritz polynomial where it holds and by
-// reverse-mode differentiation of the fit where it does not.
+// reverse-mode differentiation of the fit where it does not. Reach,
+// RangeExcess and Leverage say where a prediction extrapolates: far from
+// the training rows, beyond a feature's range, or farther along the
+// model's score directions than any training row (leverage above 1).
 // Options.Weights gives rows frequency weights. Save, Load and LoadMeans
 // read and write model files. The maths is in docs/design.md.
 //

@@ -33,7 +33,7 @@ func (m *Model) Predict(ctx context.Context, x mat.Matrix, comp int) ([]float64,
 // row of x: a service predicting in a loop allocates nothing per row but
 // the kernel rows. dst is unspecified after an error.
 func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
-	return m.predictTo(ctx, dst, nil, x, comp)
+	return m.predictTo(ctx, dst, nil, nil, x, comp)
 }
 
 // PredictReach returns Predict's predictions and Reach's max_i k(x, x_i)
@@ -46,15 +46,32 @@ func (m *Model) PredictReach(ctx context.Context, x mat.Matrix, comp int) (yhat,
 	}
 	r, _ := x.Dims()
 	yhat, reach = make([]float64, r), make([]float64, r)
-	if err := m.predictTo(ctx, yhat, reach, x, comp); err != nil {
+	if err := m.predictTo(ctx, yhat, reach, nil, x, comp); err != nil {
 		return nil, nil, err
 	}
 	return yhat, reach, nil
 }
 
+// PredictDiagnostics returns Predict's predictions, Reach's
+// max_i k(x, x_i) and Leverage's h(x) at comp components for the rows of
+// x, all from one kernel vector per row: what kpls predict reports and
+// flags extrapolation by. The predictions are Predict's, bit for bit.
+func (m *Model) PredictDiagnostics(ctx context.Context, x mat.Matrix, comp int) (yhat, reach, leverage []float64, err error) {
+	if x == nil {
+		return nil, nil, nil, fmt.Errorf("%w: x is nil", ErrShape)
+	}
+	r, _ := x.Dims()
+	yhat, reach, leverage = make([]float64, r), make([]float64, r), make([]float64, r)
+	if err := m.predictTo(ctx, yhat, reach, leverage, x, comp); err != nil {
+		return nil, nil, nil, err
+	}
+	return yhat, reach, leverage, nil
+}
+
 // predictTo is PredictTo, filling reach (when not nil) with the largest
-// uncentred kernel entry of each row before the vectors are centred.
-func (m *Model) predictTo(ctx context.Context, dst, reach []float64, x mat.Matrix, comp int) error {
+// uncentred kernel entry of each row before the vectors are centred, and
+// lev (when not nil) with the rows' leverages at comp (Leverage).
+func (m *Model) predictTo(ctx context.Context, dst, reach, lev []float64, x mat.Matrix, comp int) error {
 	if err := m.checkComponents(comp); err != nil {
 		return err
 	}
@@ -67,6 +84,10 @@ func (m *Model) predictTo(ctx context.Context, dst, reach []float64, x mat.Matri
 	}
 	alpha := m.alpha[comp*m.n : (comp+1)*m.n]
 	c := make([]float64, min(p, predictChunk)*m.n)
+	var scores []float64
+	if lev != nil {
+		scores = make([]float64, min(p, predictChunk)*max(comp, 1))
+	}
 	for r0 := 0; r0 < p; r0 += predictChunk {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -80,6 +101,11 @@ func (m *Model) predictTo(ctx context.Context, dst, reach []float64, x mat.Matri
 		}
 		m.centre(c, rows)
 		m.opts.Backend.Dgemv(gblas.NoTrans, rows, m.n, 1, c, m.n, alpha, 1, 0, dst[r0:r0+rows], 1)
+		if lev != nil {
+			if err := m.leverageRows(lev[r0:r0+rows], c, scores, rows, comp, r0); err != nil {
+				return err
+			}
+		}
 		for i := r0; i < r0+rows; i++ {
 			dst[i] += m.yMean
 			if isNaNOrInf(dst[i]) {

@@ -139,8 +139,9 @@ func TestLinearPrimalPredictions(t *testing.T) {
 	}
 }
 
-// TestPredictReach holds PredictReach to Predict and Reach, bit for bit,
-// over more rows than one chunk of kernel vectors.
+// TestPredictReach holds PredictReach and PredictDiagnostics to Predict
+// and Reach, bit for bit, over more rows than one chunk of kernel vectors,
+// and their leverages to each row's alone.
 func TestPredictReach(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(120, 3, 91)
@@ -169,6 +170,23 @@ func TestPredictReach(t *testing.T) {
 			for i := range p {
 				if math.Float64bits(yhat[i]) != math.Float64bits(p[i]) || math.Float64bits(reach[i]) != math.Float64bits(r[i]) {
 					t.Errorf("%s m=%d row %d: %v, %v; Predict and Reach %v, %v", k.Name(), c, i, yhat[i], reach[i], p[i], r[i])
+				}
+			}
+			dy, dr, dl, err := m.PredictDiagnostics(ctx, q, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range p {
+				if math.Float64bits(dy[i]) != math.Float64bits(p[i]) || math.Float64bits(dr[i]) != math.Float64bits(r[i]) {
+					t.Errorf("%s m=%d row %d: diagnostics %v, %v; Predict and Reach %v, %v", k.Name(), c, i, dy[i], dr[i], p[i], r[i])
+				}
+				// Each row alone: the chunks give every row its own leverage.
+				one, err := m.Leverage(ctx, q.Slice(i, i+1, 0, 3), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(dl[i], one[0]); !(e <= 1e-12) {
+					t.Errorf("%s m=%d row %d: leverage %v in the block, %v alone", k.Name(), c, i, dl[i], one[0])
 				}
 			}
 		}
