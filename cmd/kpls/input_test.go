@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +318,43 @@ func TestPredictOutsideLinear(t *testing.T) {
 	}
 	if doc.Extrapolation.Measure != "range_excess" || doc.Predictions[0].Outside || doc.Predictions[1].Outside || !doc.Predictions[2].Outside {
 		t.Errorf("%s", out)
+	}
+}
+
+// TestPredictHighLeverage: a point inside every feature's training range
+// and close to training rows, but against the features' correlation (b
+// follows a in training), has a leverage above 1 and is flagged outside,
+// by leverage alone; a point on the correlation is not. The leverage of
+// the linear model with m = d is the OLS hat value, which the kpls
+// package tests; here, that the command reports and uses it. (With the
+// fit's own choice, m = 1, the model has no a − b direction and the
+// second point is no extrapolation: its leverage is small too.)
+func TestPredictHighLeverage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range 40 {
+		a := float64(i)/10 - 2
+		bb := a + 0.05*math.Sin(float64(5*i))
+		b.WriteString(fmtF(a) + "," + fmtF(bb) + "," + fmtF(a+0.1*math.Cos(float64(3*i))) + "\n")
+	}
+	model := filepath.Join(t.TempDir(), "m.kpls")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", b.String()), "--kernel", "linear", "--components", "2", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	pred := writeFile(t, "p.csv", "a,b\n0.5,0.5\n0.5,-0.5\n")
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", pred, "--json", "--components", "2")
+	var doc predictJSON
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	on, off := doc.Predictions[0], doc.Predictions[1]
+	if on.Outside || !(float64(on.Leverage) < 0.2) || !off.Outside || !(float64(off.Leverage) > 10) {
+		t.Errorf("on the correlation %+v, against it %+v", on, off)
+	}
+	if ex := doc.Extrapolation; ex.LeverageLimit != 1 || ex.HighLeverage != 1 || ex.Outside != 1 {
+		t.Errorf("extrapolation %+v", ex)
+	}
+	if !strings.Contains(stderr, "1 of 2 points lie outside") || !strings.Contains(stderr, "a leverage above 1") {
+		t.Errorf("no warning of the high leverage: %s", stderr)
 	}
 }

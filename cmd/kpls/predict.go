@@ -27,7 +27,10 @@ import (
 //     than sqrt(2w·ln 20) ≈ 2.45·sqrt(w) away, where the prediction has
 //     decayed most of the way to the intercept;
 //   - linear: some standardised feature lies beyond its training range by
-//     more than rangeExcessMax of that range (kpls.Model.RangeExcess).
+//     more than rangeExcessMax of that range (kpls.Model.RangeExcess);
+//   - every kernel: its leverage in the model's score space (of a mean: its
+//     members' largest) is above kpls.LeverageLimit, more than any training
+//     row can have (kpls.Model.Leverage).
 const (
 	reachMin       = 0.05
 	rangeExcessMax = 0.1
@@ -104,13 +107,19 @@ type predictionJSON struct {
 	Lower   *cli.Num `json:"lower,omitempty"`
 	Upper   *cli.Num `json:"upper,omitempty"`
 	Outside bool     `json:"outside"`
+	// Leverage is the point's hat value in the score space (kpls.Model.Leverage).
+	Leverage cli.Num `json:"leverage"`
 }
 
 // extrapJSON says how "outside" was decided.
 type extrapJSON struct {
 	Measure   string  `json:"measure"` // "max_k" (rbf) or "range_excess" (linear)
 	Threshold float64 `json:"threshold"`
-	Outside   int     `json:"outside"` // points flagged
+	// LeverageLimit is the leverage above which a point is flagged too,
+	// and HighLeverage how many points are above it.
+	LeverageLimit float64 `json:"leverage_limit"`
+	HighLeverage  int     `json:"high_leverage"`
+	Outside       int     `json:"outside"` // points flagged, by either rule
 }
 
 // targetJSON compares the predictions with a target column in the file.
@@ -193,7 +202,9 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 			"(they need the n×n kernel matrix and m products with it per block of points; plain predictions\n"+
 			"cost O(n·d) per point). The bands measure variance only: they do not cover bias, nor\n"+
 			"extrapolation. Points outside the training data's reach are flagged (\"outside\") and counted\n"+
-			"in a warning.")
+			"in a warning: far from every training row (rbf: max_i k(x, x_i) < 0.05; linear: beyond a\n"+
+			"feature's range), or with a leverage in the model's score space above 1, which no training\n"+
+			"row can have (the JSON gives every point's leverage).")
 	cfg := &predictConfig{}
 	fs.StringVar(&cfg.modelPath, "model", "", "model `file` written by kpls fit --model (required)")
 	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
@@ -312,23 +323,23 @@ func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p predictP
 	if m0 < 0 {
 		m0 = defaultComponents(p.m)
 	}
-	bs, reach, err := cfg.predict(ctx, e, p, x, m0)
+	bs, reach, lev, err := cfg.predict(ctx, e, p, x, m0)
 	if err != nil {
 		return onePrediction{}, fitflags.DataErr(t.File, err)
 	}
-	outside, ex, err := extrapolation(p.m, x, reach)
+	outside, ex, err := extrapolation(p.m, x, reach, lev)
 	if err != nil {
 		return onePrediction{}, fitflags.DataErr(t.File, err)
 	}
-	p.doc = cfg.document(p, m0, t, bs, outside, ex)
+	p.doc = cfg.document(p, m0, t, bs, outside, lev, ex)
 	return onePrediction{predictPart: p, bands: bs}, nil
 }
 
 // predict returns the predictions of x with m0 components (or p's mean),
-// with bands when asked for (the others zero). Without bands, for a
-// single model whose kernel's reach flags extrapolation, it returns the
-// reach too, from the same kernel vectors (nil otherwise).
-func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, []float64, error) {
+// with bands when asked for (the others zero), and the points' leverage.
+// Without bands it returns the reach of the (first) model too, from the
+// same kernel vectors (nil with bands, which compute it apart).
+func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, []float64, []float64, error) {
 	m := p.m
 	if cfg.withBands {
 		prog := cfg.c.NewProgress(e)
@@ -350,29 +361,36 @@ func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart
 			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return m.PredictBands(ctx, x, m0, bo) }
 		}
 		bs, err := predictBands(ctx, band, x, prog)
-		return bs, nil, err
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var lev []float64
+		if p.mean != nil {
+			lev, err = p.mean.Leverage(ctx, x)
+		} else {
+			lev, err = m.Leverage(ctx, x, m0)
+		}
+		return bs, nil, lev, err
 	}
-	var yhat, reach []float64
+	var yhat, reach, lev []float64
 	var err error
 	if p.mean != nil {
-		yhat, err = p.mean.Predict(ctx, x)
-	} else if _, stationary := kpls.WidthOf(m.Options().Kernel); stationary {
-		yhat, reach, err = m.PredictReach(ctx, x, m0)
+		yhat, reach, lev, err = p.mean.PredictDiagnostics(ctx, x)
 	} else {
-		yhat, err = m.Predict(ctx, x, m0)
+		yhat, reach, lev, err = m.PredictDiagnostics(ctx, x, m0)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	bs := make([]kpls.Band, len(yhat))
 	for i, v := range yhat {
 		bs[i].Yhat = v
 	}
-	return bs, reach, nil
+	return bs, reach, lev, nil
 }
 
 // document gathers the predictions and the warnings about them.
-func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, ex extrapJSON) predictJSON {
+func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, lev []float64, ex extrapJSON) predictJSON {
 	warns := cli.NonNil(kpls.Messages(p.m.Warnings()))
 	if cfg.withBands && math.IsNaN(float64(p.noise(m0).S)) {
 		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", m0))
@@ -401,7 +419,7 @@ func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs [
 		doc.Level, doc.InterceptVariance = &cfg.level, &iv
 	}
 	for i, b := range bs {
-		p := predictionJSON{Yhat: cli.Num(b.Yhat), Outside: outside[i]}
+		p := predictionJSON{Yhat: cli.Num(b.Yhat), Outside: outside[i], Leverage: cli.Num(lev[i])}
 		if t.IDs != nil {
 			p.ID = t.IDs[i]
 		}
@@ -542,16 +560,17 @@ func outputFormat(format, output string, asJSON bool) (string, error) {
 	return "table", nil
 }
 
-// extrapolation flags the rows of x outside the training data's reach;
+// extrapolation flags the rows of x outside the training data's reach,
+// by the distance rule of m's kernel or a leverage lev above the limit;
 // reach, if not nil, is m.Reach(x), already computed.
-func extrapolation(m *kpls.Model, x *mat.Dense, reach []float64) ([]bool, extrapJSON, error) {
+func extrapolation(m *kpls.Model, x *mat.Dense, reach, lev []float64) ([]bool, extrapJSON, error) {
 	v := reach
 	var err error
-	ex := extrapJSON{Measure: "max_k", Threshold: reachMin}
+	ex := extrapJSON{Measure: "max_k", Threshold: reachMin, LeverageLimit: kpls.LeverageLimit}
 	// Reach reads as closeness for the stationary kernels, k(x, x) = 1
 	// with a width; the others extrapolate without such a bound.
 	if _, stationary := kpls.WidthOf(m.Options().Kernel); !stationary {
-		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax}
+		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax, LeverageLimit: kpls.LeverageLimit}
 		v, err = m.RangeExcess(x)
 	} else if v == nil {
 		v, err = m.Reach(x)
@@ -562,6 +581,10 @@ func extrapolation(m *kpls.Model, x *mat.Dense, reach []float64) ([]bool, extrap
 	out := make([]bool, len(v))
 	for i, r := range v {
 		out[i] = ex.Measure == "max_k" && r < reachMin || ex.Measure == "range_excess" && r > rangeExcessMax
+		if lev[i] > kpls.LeverageLimit {
+			ex.HighLeverage++
+			out[i] = true
+		}
 		if out[i] {
 			ex.Outside++
 		}
@@ -583,10 +606,11 @@ func describeMembers(ms []memberJSON) string {
 }
 
 func describeExtrap(ex extrapJSON) string {
+	far := fmt.Sprintf("a feature beyond its training range by more than %g of that range", ex.Threshold)
 	if ex.Measure == "max_k" {
-		return fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
+		far = fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
 	}
-	return fmt.Sprintf("a feature beyond its training range by more than %g of that range", ex.Threshold)
+	return fmt.Sprintf("%s, or a leverage above %g, which no training row has: %d points", far, ex.LeverageLimit, ex.HighLeverage)
 }
 
 func bandsCaveat(withBands bool) string {
