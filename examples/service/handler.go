@@ -314,7 +314,8 @@ func newNoiseLevel(s, sigma float64, fromRMSECV bool) *noiseLevel {
 }
 
 type point struct {
-	Yhat float64 `json:"yhat"`
+	Yhat     float64  `json:"yhat"`
+	Leverage *float64 `json:"leverage,omitempty"`
 }
 
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
@@ -399,7 +400,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.models == nil {
-		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req.Level, req.Intervals)
+		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req.Level, req.Intervals, req.Leverage)
 		if err != nil {
 			fail(statusOf(err), "%v", err)
 			return
@@ -413,7 +414,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		if req.Components != nil {
 			c = *req.Components
 		}
-		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req.Level, req.Intervals)
+		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req.Level, req.Intervals, req.Leverage)
 		if err != nil {
 			fail(statusOf(err), "target %q: %v", s.targets[i], err)
 			return
@@ -425,8 +426,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 
 // predictWith predicts x with m and comp components, or with mean when
 // it is not nil: plain predictions, or with bands at level when it is
-// set (prediction intervals with intervals).
-func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, level *float64, intervals bool) (predictResponse, error) {
+// set (prediction intervals with intervals); with leverage, every point
+// also gets its leverage (kpls.Model.Leverage; of a mean, its members'
+// largest), from the same kernel vectors as a plain prediction.
+func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, level *float64, intervals, leverage bool) (predictResponse, error) {
 	resp := predictResponse{Components: comp, Level: level, Intervals: intervals}
 	if mean != nil {
 		resp.Components, resp.Mean = m.Chosen().M, membersOf(mean)
@@ -440,35 +443,71 @@ func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Den
 			resp.Noise = newNoiseLevel(s, m.Stats()[comp].Sigma, cv)
 		}
 	}
+	if level == nil {
+		var yhat, lev []float64
+		var err error
+		switch {
+		case mean != nil && leverage:
+			yhat, _, lev, err = mean.PredictDiagnostics(ctx, x)
+		case mean != nil:
+			yhat, err = mean.Predict(ctx, x)
+		case leverage:
+			yhat, _, lev, err = m.PredictDiagnostics(ctx, x, comp)
+		default:
+			yhat, err = m.Predict(ctx, x, comp)
+		}
+		resp.Predictions = points(yhat, lev)
+		return resp, err
+	}
+	bo := kpls.BandOptions{Level: *level}
+	var bands []kpls.Band
 	var err error
 	switch {
-	case mean != nil && level == nil:
-		var yhat []float64
-		yhat, err = mean.Predict(ctx, x)
-		resp.Predictions = points(yhat)
 	case mean != nil && intervals:
-		resp.Predictions, err = mean.PredictIntervals(ctx, x, kpls.BandOptions{Level: *level})
+		bands, err = mean.PredictIntervals(ctx, x, bo)
 	case mean != nil:
-		resp.Predictions, err = mean.PredictBands(ctx, x, kpls.BandOptions{Level: *level})
-	case level == nil:
-		var yhat []float64
-		yhat, err = m.Predict(ctx, x, comp)
-		resp.Predictions = points(yhat)
+		bands, err = mean.PredictBands(ctx, x, bo)
+	case intervals:
+		bands, err = m.PredictIntervals(ctx, x, comp, bo)
 	default:
-		predict := m.PredictBands
-		if intervals {
-			predict = m.PredictIntervals
-		}
-		resp.Predictions, err = predict(ctx, x, comp, kpls.BandOptions{Level: *level})
+		bands, err = m.PredictBands(ctx, x, comp, bo)
 	}
+	if err != nil || !leverage {
+		resp.Predictions = bands
+		return resp, err
+	}
+	var lev []float64
+	if mean != nil {
+		lev, err = mean.Leverage(ctx, x)
+	} else {
+		lev, err = m.Leverage(ctx, x, comp)
+	}
+	pts := make([]bandPoint, len(bands))
+	for i, b := range bands {
+		pts[i].Band = b
+		if lev != nil {
+			pts[i].Leverage = &lev[i]
+		}
+	}
+	resp.Predictions = pts
 	return resp, err
 }
 
-// points wraps plain predictions for the response.
-func points(yhat []float64) []point {
+// bandPoint is a band with the point's leverage.
+type bandPoint struct {
+	kpls.Band
+	Leverage *float64 `json:"leverage,omitempty"`
+}
+
+// points wraps plain predictions for the response, with their leverages
+// when lev is not nil.
+func points(yhat, lev []float64) []point {
 	pts := make([]point, len(yhat))
 	for i, v := range yhat {
 		pts[i].Yhat = v
+		if lev != nil {
+			pts[i].Leverage = &lev[i]
+		}
 	}
 	return pts
 }

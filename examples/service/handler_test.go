@@ -66,13 +66,21 @@ type testRequest struct {
 	X          [][]float64 `json:"x"`
 	Components *int        `json:"components,omitempty"`
 	Level      *float64    `json:"level,omitempty"`
+	Leverage   bool        `json:"leverage,omitempty"`
 }
 
 type testResponse struct {
 	Components  int         `json:"components"`
 	Level       *float64    `json:"level"`
-	Predictions []kpls.Band `json:"predictions"`
+	Predictions []testPoint `json:"predictions"`
 	Error       string      `json:"error"`
+}
+
+// testPoint is a prediction as the service writes it: a band (yhat
+// alone without a level) and, when asked for, the leverage.
+type testPoint struct {
+	kpls.Band
+	Leverage *float64 `json:"leverage"`
 }
 
 func post(t testing.TB, client *http.Client, url string, body []byte) (int, []byte) {
@@ -98,6 +106,7 @@ type testCase struct {
 	comp    int
 	level   *float64
 	want    []kpls.Band // Yhat only without a level
+	lev     []float64   // the leverages, when asked for
 	wantErr int         // expected status when the library refuses
 }
 
@@ -124,6 +133,7 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 			c.level = &levels[rng.IntN(len(levels))]
 			req.Level = c.level
 		}
+		req.Leverage = rng.IntN(3) == 0
 		var err error
 		if c.level == nil {
 			var yhat []float64
@@ -133,6 +143,9 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 			}
 		} else {
 			c.want, err = ref.PredictBands(context.Background(), x, c.comp, kpls.BandOptions{Level: *c.level})
+		}
+		if err == nil && req.Leverage {
+			c.lev, err = ref.Leverage(context.Background(), x, c.comp)
 		}
 		if err != nil {
 			c.wantErr = statusOf(err)
@@ -165,8 +178,14 @@ func (c *testCase) check(status int, body []byte) error {
 		return fmt.Errorf("bands asked for: %v, yet the body is %.200s", c.level != nil, body)
 	}
 	for i, w := range c.want {
-		if got.Predictions[i] != w { // JSON round-trips float64 exactly
+		if got.Predictions[i].Band != w { // JSON round-trips float64 exactly
 			return fmt.Errorf("point %d: %+v, the library gives %+v", i, got.Predictions[i], w)
+		}
+		switch l := got.Predictions[i].Leverage; {
+		case c.lev == nil && l != nil:
+			return fmt.Errorf("point %d: a leverage %v not asked for", i, *l)
+		case c.lev != nil && (l == nil || *l != c.lev[i]):
+			return fmt.Errorf("point %d: leverage %v, the library gives %v", i, l, c.lev[i])
 		}
 	}
 	return nil

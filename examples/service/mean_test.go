@@ -61,7 +61,11 @@ func TestServeMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}} {
+	lev, err := sel.Mean.Leverage(ctx, xq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, Leverage: true}, {X: rows, Level: &level, Leverage: true}} {
 		body, _ := json.Marshal(req)
 		code, out := post(t, srv.Client(), srv.URL, body)
 		var resp struct {
@@ -86,8 +90,11 @@ func TestServeMean(t *testing.T) {
 			if req.Level != nil {
 				want = bands[i]
 			}
-			if p != want {
+			if p.Band != want {
 				t.Errorf("level %v row %d: served %+v, the mean gives %+v", req.Level != nil, i, p, want)
+			}
+			if req.Leverage != (p.Leverage != nil) || p.Leverage != nil && *p.Leverage != lev[i] {
+				t.Errorf("level %v row %d: leverage %v served (asked for: %v), the mean's %v", req.Level != nil, i, p.Leverage, req.Leverage, lev[i])
 			}
 		}
 	}

@@ -12,18 +12,20 @@ import (
 
 // predictRequest is the body of POST /predict: the points as a matrix
 // ("x", columns in the model's feature order) or as objects keyed by
-// feature name ("rows"); "components", "level" and "intervals" are
-// optional: a level asks for confidence bands, and with "intervals": true
-// for prediction intervals at that level instead.
+// feature name ("rows"); "components", "level", "intervals" and
+// "leverage" are optional: a level asks for confidence bands, with
+// "intervals": true for prediction intervals at that level instead, and
+// "leverage": true for every point's leverage in the model's score space.
 type predictRequest struct {
 	X          [][]float64
 	Components *int
 	Level      *float64
 	Intervals  bool
+	Leverage   bool
 }
 
 // requestFields are the names a request may hold, exactly as spelled.
-var requestFields = []string{"x", "rows", "components", "level", "intervals"}
+var requestFields = []string{"x", "rows", "components", "level", "intervals", "leverage"}
 
 // parseRequest decodes a body strictly. encoding/json is lenient where a
 // service must not be: it matches field names case-insensitively (even
@@ -67,6 +69,10 @@ func parseRequest(body []byte, features []string, d int) (*predictRequest, error
 			err = strictNumber(f.value, req.Level)
 		case "intervals":
 			if err = json.Unmarshal(f.value, &req.Intervals); err != nil {
+				err = fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
+			}
+		case "leverage":
+			if err = json.Unmarshal(f.value, &req.Leverage); err != nil {
 				err = fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
 			}
 		}

@@ -65,6 +65,8 @@ func TestStrictJSON(t *testing.T) {
 		{"intervals without level", `{"x": [[1,2,3]], "intervals": true}`, 400, `needs a "level"`},
 		{"intervals not a bool", `{"x": [[1,2,3]], "level": 0.9, "intervals": "yes"}`, 400, "want true or false"},
 		{"intervals null", `{"x": [[1,2,3]], "level": 0.9, "intervals": null}`, 400, "is null"},
+		{"leverage not a bool", `{"x": [[1,2,3]], "leverage": 1}`, 400, "want true or false"},
+		{"upper-case Leverage", `{"x": [[1,2,3]], "Leverage": true}`, 400, `unknown field "Leverage"`},
 	} {
 		status, body := post(t, srv.Client(), srv.URL, []byte(tc.body))
 		var e testResponse
@@ -81,7 +83,7 @@ func TestStrictJSON(t *testing.T) {
 	}
 	want, _ := m.PredictBands(context.Background(), mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), m.Chosen().M, kpls.BandOptions{Level: 0.9})
 	var got testResponse
-	if json.Unmarshal(byName, &got) != nil || got.Predictions[0] != want[0] || got.Predictions[1] != want[1] {
+	if json.Unmarshal(byName, &got) != nil || got.Predictions[0].Band != want[0] || got.Predictions[1].Band != want[1] {
 		t.Errorf("got %s, library %+v", byName, want[0])
 	}
 
