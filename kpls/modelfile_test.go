@@ -119,6 +119,17 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 			}
 			compared++
 		}
+		// Every format carries the coefficient directions the leverage
+		// needs (the bands need them too).
+		lev, err := m.Leverage(context.Background(), q, m.ValidComponents())
+		if err != nil {
+			t.Fatalf("%s leverage: %v", name, err)
+		}
+		for i, h := range lev {
+			if !(h >= 1/float64(m.N())-1e-12) || math.IsInf(h, 0) {
+				t.Errorf("%s row %d: leverage %v", name, i, h)
+			}
+		}
 	}
 	if compared != recorded || compared < 300 {
 		t.Fatalf("compared %d values of %d recorded", compared, recorded)
