@@ -200,36 +200,22 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 			return nil, err
 		}
 	}
-	chunk := min(p, bandChunk)
-	runs := make([]*bandRun, len(a.members))
-	for k, m := range a.members {
-		if runs[k], err = m.newBandRun(ctx, m.Chosen().M, chunk); err != nil {
-			return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
-		}
-	}
-	for _, r := range runs {
-		chunk = min(chunk, r.chunk)
-	}
+	// The members run one after the other over a block of points, each
+	// adding its gradients to the block's: one member's band scratch
+	// (the reverse path's is up to reverseBudget) is alive at a time,
+	// not every member's at once.
+	block := min(p, max(bandChunk, meanBandBytes/(8*n)))
 	out := make([]Band, p)
 	kf := float64(len(a.members))
-	grad := make([]float64, chunk*n)
-	yhat := make([]float64, chunk)
-	for r0 := 0; r0 < p; r0 += chunk {
-		rows := min(chunk, p-r0)
+	grad := make([]float64, block*n)
+	yhat := make([]float64, block)
+	for b0 := 0; b0 < p; b0 += block {
+		rows := min(block, p-b0)
 		clear(grad[:rows*n])
 		clear(yhat[:rows])
 		for k, m := range a.members {
-			r := runs[k]
-			m.centredCross(r.kx, zs[k][r0*m.d:(r0+rows)*m.d], rows)
-			h, f, err := r.vectors(ctx, rows)
-			if err != nil {
+			if err := m.addBandGradients(ctx, grad, yhat, zs[k][b0*m.d:(b0+rows)*m.d], rows, kf); err != nil {
 				return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
-			}
-			for j, v := range h {
-				grad[j] += v / kf
-			}
-			for i, v := range f {
-				yhat[i] += (m.yMean + v) / kf
 			}
 		}
 		for i := 0; i < rows; i++ {
@@ -237,10 +223,42 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 			for _, v := range grad[i*n : (i+1)*n] {
 				h2 += v * v
 			}
-			out[r0+i] = band(yhat[i], h2, first.total(), sigma, zq, opt)
+			out[b0+i] = band(yhat[i], h2, first.total(), sigma, zq, opt)
 		}
 	}
 	return out, nil
+}
+
+// meanBandBytes bounds the block of gradients a mean's bands accumulate
+// (points × n float64s) while its members take their turns (a variable
+// for the tests of blocks).
+var meanBandBytes = 64 << 20
+
+// addBandGradients adds, for the rows points whose standardised inputs
+// are z, H_mᵀk_c(x)/kf to grad (rows×n) and (ȳ + k_c(x)ᵀα_m)/kf to yhat,
+// at the model's chosen m: one member's share of a mean's bands.
+func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, rows int, kf float64) error {
+	n := m.n
+	r, err := m.newBandRun(ctx, m.Chosen().M, min(rows, bandChunk))
+	if err != nil {
+		return err
+	}
+	for c0 := 0; c0 < rows; c0 += r.chunk {
+		cr := min(r.chunk, rows-c0)
+		m.centredCross(r.kx, z[c0*m.d:(c0+cr)*m.d], cr)
+		h, f, err := r.vectors(ctx, cr)
+		if err != nil {
+			return err
+		}
+		g := grad[c0*n : (c0+cr)*n]
+		for j, v := range h[:cr*n] {
+			g[j] += v / kf
+		}
+		for i, v := range f {
+			yhat[c0+i] += (m.yMean + v) / kf
+		}
+	}
+	return nil
 }
 
 // PredictIntervals returns the mean's predictions for the rows of x with

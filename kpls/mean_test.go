@@ -199,3 +199,31 @@ func TestNewMeanRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanBandsInBlocks: the mean's bands over 300 points in blocks of
+// 128 (the members taking turns per block) equal those in one block, to
+// rounding.
+func TestMeanBandsInBlocks(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(40, 3, 34)
+	z, _ := gaussData(300, 3, 35)
+	mean, err := NewMean(fitMembers(t, x, y, meanMembers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := mean.PredictIntervals(ctx, z, BandOptions{Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int) { meanBandBytes = b }(meanBandBytes)
+	meanBandBytes = 8 * 40 // one point: the block is bandChunk's 128
+	blocks, err := mean.PredictIntervals(ctx, z, BandOptions{Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range whole {
+		if relErr(blocks[i].Yhat, whole[i].Yhat) > 1e-12 || relErr(blocks[i].SE, whole[i].SE) > 1e-10 {
+			t.Errorf("point %d: in blocks %+v, in one %+v", i, blocks[i], whole[i])
+		}
+	}
+}
