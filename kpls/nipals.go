@@ -42,12 +42,11 @@ type krylov struct {
 	// breakdown check, maxSteps×maxSteps with leading dimension ld.
 	lRun []float64
 	ld   int
-	// lInv is L⁻¹, grown with L (same layout), and lF2, lInvF2 the
-	// squared Frobenius norms of L and L⁻¹: their product bounds the
-	// condition of D = LᵀL from above, which spares the breakdown check
-	// its SVD while the bound is well below ritzCondMax.
-	lInv        []float64
-	lF2, lInvF2 float64
+	// lInv is L⁻¹, grown with L (same layout): the squared Frobenius
+	// norms of L and L⁻¹ bound the condition of D = LᵀL from above,
+	// which spares the breakdown check its SVD while the bound is well
+	// below ritzCondMax (ritzCond).
+	lInv []float64
 	// out carries the scores to rows the fit does not train on
 	// (cross-validation's held-out rows); nil without.
 	out *outOfFold
