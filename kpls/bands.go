@@ -168,7 +168,7 @@ func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, erro
 	}
 	r := &bandRun{m: m, comp: comp, op: op, theta: theta, chunk: chunk}
 	n := m.n
-	exact := comp > 0 && !m.ritzReproduces(ctx, op, theta, comp)
+	exact := comp > 0 && !m.ritzHolds(ctx, op, theta, comp)
 	if exact {
 		r.chunk = min(chunk, reverseChunk(n, comp))
 	}
@@ -194,6 +194,28 @@ func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, erro
 	r.b = make([]float64, chunk*n)
 	r.cg = make([]float64, chunk*max(comp, 1))
 	return r, nil
+}
+
+// ritzHolds is ritzReproduces, computed once per m and kept (an answer
+// cut short by the context is not kept).
+func (m *Model) ritzHolds(ctx context.Context, op kernelop.Operator, theta []float64, comp int) bool {
+	m.qtMu.Lock()
+	ok, known := m.ritzOK[comp]
+	m.qtMu.Unlock()
+	if known {
+		return ok
+	}
+	ok = m.ritzReproduces(ctx, op, theta, comp)
+	if ctx.Err() != nil {
+		return ok
+	}
+	m.qtMu.Lock()
+	defer m.qtMu.Unlock()
+	if m.ritzOK == nil {
+		m.ritzOK = map[int]bool{}
+	}
+	m.ritzOK[comp] = ok
+	return ok
 }
 
 // ritzReproduces tells whether s_m(K) y_c, evaluated from the Ritz

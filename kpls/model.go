@@ -58,6 +58,10 @@ type Model struct {
 	// kry holds the Krylov steps of the fit rerun for the bands' reverse
 	// path (refitKrylov), per m, guarded by qtMu.
 	kry map[int]*krylov
+	// ritzOK records, per m, whether the Ritz form reproduces α_m
+	// (ritzReproduces), guarded by qtMu: m products with K each time
+	// otherwise, per band request and per block of a mean's points.
+	ritzOK map[int]bool
 }
 
 // Fit fits kernel PLS to the rows of x (n×d) and the response y, computing
