@@ -21,7 +21,8 @@
 // reverse-mode differentiation of the fit where it does not. Reach,
 // RangeExcess and Leverage say where a prediction extrapolates: far from
 // the training rows, beyond a feature's range, or farther along the
-// model's score directions than any training row (leverage above 1).
+// model's score directions than any training row (leverage above 1);
+// PredictOutside applies the rules by which `kpls predict` flags a point.
 // Options.Weights gives rows frequency weights. Save, Load and LoadMeans
 // read and write model files. The maths is in docs/design.md.
 //

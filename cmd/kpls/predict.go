@@ -21,21 +21,6 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// Extrapolation thresholds (README, "Predictions outside the data"). A
-// point is flagged outside the training data's reach when
-//   - rbf: max_i k(x, x_i) < reachMin, i.e. every training point is more
-//     than sqrt(2w·ln 20) ≈ 2.45·sqrt(w) away, where the prediction has
-//     decayed most of the way to the intercept;
-//   - linear: some standardised feature lies beyond its training range by
-//     more than rangeExcessMax of that range (kpls.Model.RangeExcess);
-//   - every kernel: its leverage in the model's score space (of a mean: its
-//     members' largest) is above kpls.LeverageLimit, more than any training
-//     row can have (kpls.Model.Leverage).
-const (
-	reachMin       = 0.05
-	rangeExcessMax = 0.1
-)
-
 // predictJSON is the document of `kpls predict --json` (docs/design.md §6).
 type predictJSON struct {
 	Model             string           `json:"model"`
@@ -323,74 +308,69 @@ func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p predictP
 	if m0 < 0 {
 		m0 = defaultComponents(p.m)
 	}
-	bs, reach, lev, err := cfg.predict(ctx, e, p, x, m0)
+	bs, ex, err := cfg.predict(ctx, e, p, x, m0)
 	if err != nil {
 		return onePrediction{}, fitflags.DataErr(t.File, err)
 	}
-	outside, ex, err := extrapolation(p.m, x, reach, lev)
-	if err != nil {
-		return onePrediction{}, fitflags.DataErr(t.File, err)
-	}
-	p.doc = cfg.document(p, m0, t, bs, outside, lev, ex)
+	p.doc = cfg.document(p, m0, t, bs, ex)
 	return onePrediction{predictPart: p, bands: bs}, nil
 }
 
 // predict returns the predictions of x with m0 components (or p's mean),
-// with bands when asked for (the others zero), and the points' leverage.
-// Without bands it returns the reach of the (first) model too, from the
-// same kernel vectors (nil with bands, which compute it apart).
-func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, []float64, []float64, error) {
+// with bands when asked for (the others zero), and which points the model
+// extrapolates to (kpls.Extrapolation: the distance rule of the first
+// model, and the leverage), from the kernel vectors of the predictions.
+func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, *kpls.Extrapolation, error) {
 	m := p.m
-	if cfg.withBands {
-		prog := cfg.c.NewProgress(e)
-		defer prog.Done()
-		bo := kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}
-		var band func(context.Context, mat.Matrix) ([]kpls.Band, error)
-		switch {
-		case p.mean != nil && cfg.intervals:
-			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
-				return p.mean.PredictIntervals(ctx, x, bo)
-			}
-		case p.mean != nil:
-			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return p.mean.PredictBands(ctx, x, bo) }
-		case cfg.intervals:
-			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
-				return m.PredictIntervals(ctx, x, m0, bo)
-			}
-		default:
-			band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return m.PredictBands(ctx, x, m0, bo) }
-		}
-		bs, err := predictBands(ctx, band, x, prog)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		var lev []float64
+	outside := func() ([]float64, *kpls.Extrapolation, error) {
 		if p.mean != nil {
-			lev, err = p.mean.Leverage(ctx, x)
-		} else {
-			lev, err = m.Leverage(ctx, x, m0)
+			return p.mean.PredictOutside(ctx, x)
 		}
-		return bs, nil, lev, err
+		return m.PredictOutside(ctx, x, m0)
 	}
-	var yhat, reach, lev []float64
-	var err error
-	if p.mean != nil {
-		yhat, reach, lev, err = p.mean.PredictDiagnostics(ctx, x)
-	} else {
-		yhat, reach, lev, err = m.PredictDiagnostics(ctx, x, m0)
+	if !cfg.withBands {
+		yhat, ex, err := outside()
+		if err != nil {
+			return nil, nil, err
+		}
+		bs := make([]kpls.Band, len(yhat))
+		for i, v := range yhat {
+			bs[i].Yhat = v
+		}
+		return bs, ex, nil
 	}
+	prog := cfg.c.NewProgress(e)
+	defer prog.Done()
+	bo := kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}
+	var band func(context.Context, mat.Matrix) ([]kpls.Band, error)
+	switch {
+	case p.mean != nil && cfg.intervals:
+		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
+			return p.mean.PredictIntervals(ctx, x, bo)
+		}
+	case p.mean != nil:
+		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return p.mean.PredictBands(ctx, x, bo) }
+	case cfg.intervals:
+		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
+			return m.PredictIntervals(ctx, x, m0, bo)
+		}
+	default:
+		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return m.PredictBands(ctx, x, m0, bo) }
+	}
+	bs, err := predictBands(ctx, band, x, prog)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	bs := make([]kpls.Band, len(yhat))
-	for i, v := range yhat {
-		bs[i].Yhat = v
-	}
-	return bs, reach, lev, nil
+	// The bands' predictions are the same; the verdict needs the kernel
+	// vectors once more.
+	_, ex, err := outside()
+	return bs, ex, err
 }
 
 // document gathers the predictions and the warnings about them.
-func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, outside []bool, lev []float64, ex extrapJSON) predictJSON {
+func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, e *kpls.Extrapolation) predictJSON {
+	ex := extrapJSON{Measure: e.Measure, Threshold: e.Threshold, LeverageLimit: kpls.LeverageLimit, HighLeverage: e.HighLeverage, Outside: e.Count}
+	outside, lev := e.Outside, e.Leverage
 	warns := cli.NonNil(kpls.Messages(p.m.Warnings()))
 	if cfg.withBands && math.IsNaN(float64(p.noise(m0).S)) {
 		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", m0))
@@ -558,38 +538,6 @@ func outputFormat(format, output string, asJSON bool) (string, error) {
 		return "json", nil
 	}
 	return "table", nil
-}
-
-// extrapolation flags the rows of x outside the training data's reach,
-// by the distance rule of m's kernel or a leverage lev above the limit;
-// reach, if not nil, is m.Reach(x), already computed.
-func extrapolation(m *kpls.Model, x *mat.Dense, reach, lev []float64) ([]bool, extrapJSON, error) {
-	v := reach
-	var err error
-	ex := extrapJSON{Measure: "max_k", Threshold: reachMin, LeverageLimit: kpls.LeverageLimit}
-	// Reach reads as closeness for the stationary kernels, k(x, x) = 1
-	// with a width; the others extrapolate without such a bound.
-	if _, stationary := kpls.WidthOf(m.Options().Kernel); !stationary {
-		ex = extrapJSON{Measure: "range_excess", Threshold: rangeExcessMax, LeverageLimit: kpls.LeverageLimit}
-		v, err = m.RangeExcess(x)
-	} else if v == nil {
-		v, err = m.Reach(x)
-	}
-	if err != nil {
-		return nil, ex, err
-	}
-	out := make([]bool, len(v))
-	for i, r := range v {
-		out[i] = ex.Measure == "max_k" && r < reachMin || ex.Measure == "range_excess" && r > rangeExcessMax
-		if lev[i] > kpls.LeverageLimit {
-			ex.HighLeverage++
-			out[i] = true
-		}
-		if out[i] {
-			ex.Outside++
-		}
-	}
-	return out, ex, nil
 }
 
 // describeMembers lists the models of a mean.

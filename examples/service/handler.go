@@ -316,6 +316,7 @@ func newNoiseLevel(s, sigma float64, fromRMSECV bool) *noiseLevel {
 type point struct {
 	Yhat     float64  `json:"yhat"`
 	Leverage *float64 `json:"leverage,omitempty"`
+	Outside  *bool    `json:"outside,omitempty"`
 }
 
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
@@ -400,7 +401,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.models == nil {
-		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req.Level, req.Intervals, req.Leverage)
+		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req)
 		if err != nil {
 			fail(statusOf(err), "%v", err)
 			return
@@ -414,7 +415,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		if req.Components != nil {
 			c = *req.Components
 		}
-		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req.Level, req.Intervals, req.Leverage)
+		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req)
 		if err != nil {
 			fail(statusOf(err), "target %q: %v", s.targets[i], err)
 			return
@@ -425,12 +426,15 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 }
 
 // predictWith predicts x with m and comp components, or with mean when
-// it is not nil: plain predictions, or with bands at level when it is
-// set (prediction intervals with intervals); with leverage, every point
-// also gets its leverage (kpls.Model.Leverage; of a mean, its members'
-// largest), from the same kernel vectors as a plain prediction.
-func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, level *float64, intervals, leverage bool) (predictResponse, error) {
-	resp := predictResponse{Components: comp, Level: level, Intervals: intervals}
+// it is not nil: plain predictions, or with bands at the request's level
+// when it is set (prediction intervals with "intervals"); with "leverage"
+// every point also gets its leverage (kpls.Model.Leverage; of a mean, its
+// members' largest), and with "outside" whether the model extrapolates to
+// it (kpls.Extrapolation), from the same kernel vectors as a plain
+// prediction.
+func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, req *predictRequest) (predictResponse, error) {
+	level := req.Level
+	resp := predictResponse{Components: comp, Level: level, Intervals: req.Intervals}
 	if mean != nil {
 		resp.Components, resp.Mean = m.Chosen().M, membersOf(mean)
 	}
@@ -443,73 +447,83 @@ func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Den
 			resp.Noise = newNoiseLevel(s, m.Stats()[comp].Sigma, cv)
 		}
 	}
+	diagnose := req.Leverage || req.Outside
+	outside := func() ([]float64, *kpls.Extrapolation, error) {
+		if mean != nil {
+			return mean.PredictOutside(ctx, x)
+		}
+		return m.PredictOutside(ctx, x, comp)
+	}
 	if level == nil {
-		var yhat, lev []float64
+		var yhat []float64
+		var ex *kpls.Extrapolation
 		var err error
 		switch {
-		case mean != nil && leverage:
-			yhat, _, lev, err = mean.PredictDiagnostics(ctx, x)
+		case diagnose:
+			yhat, ex, err = outside()
 		case mean != nil:
 			yhat, err = mean.Predict(ctx, x)
-		case leverage:
-			yhat, _, lev, err = m.PredictDiagnostics(ctx, x, comp)
 		default:
 			yhat, err = m.Predict(ctx, x, comp)
 		}
-		resp.Predictions = points(yhat, lev)
+		pts := make([]point, len(yhat))
+		for i, v := range yhat {
+			pts[i] = point{Yhat: v}
+			pts[i].Leverage, pts[i].Outside = diagnosis(ex, i, req)
+		}
+		resp.Predictions = pts
 		return resp, err
 	}
 	bo := kpls.BandOptions{Level: *level}
 	var bands []kpls.Band
 	var err error
 	switch {
-	case mean != nil && intervals:
+	case mean != nil && req.Intervals:
 		bands, err = mean.PredictIntervals(ctx, x, bo)
 	case mean != nil:
 		bands, err = mean.PredictBands(ctx, x, bo)
-	case intervals:
+	case req.Intervals:
 		bands, err = m.PredictIntervals(ctx, x, comp, bo)
 	default:
 		bands, err = m.PredictBands(ctx, x, comp, bo)
 	}
-	if err != nil || !leverage {
+	if err != nil || !diagnose {
 		resp.Predictions = bands
 		return resp, err
 	}
-	var lev []float64
-	if mean != nil {
-		lev, err = mean.Leverage(ctx, x)
-	} else {
-		lev, err = m.Leverage(ctx, x, comp)
+	_, ex, err := outside()
+	if err != nil {
+		return resp, err
 	}
 	pts := make([]bandPoint, len(bands))
 	for i, b := range bands {
 		pts[i].Band = b
-		if lev != nil {
-			pts[i].Leverage = &lev[i]
-		}
+		pts[i].Leverage, pts[i].Outside = diagnosis(ex, i, req)
 	}
 	resp.Predictions = pts
-	return resp, err
+	return resp, nil
 }
 
-// bandPoint is a band with the point's leverage.
+// bandPoint is a band with the point's leverage and extrapolation flag.
 type bandPoint struct {
 	kpls.Band
 	Leverage *float64 `json:"leverage,omitempty"`
+	Outside  *bool    `json:"outside,omitempty"`
 }
 
-// points wraps plain predictions for the response, with their leverages
-// when lev is not nil.
-func points(yhat, lev []float64) []point {
-	pts := make([]point, len(yhat))
-	for i, v := range yhat {
-		pts[i].Yhat = v
-		if lev != nil {
-			pts[i].Leverage = &lev[i]
-		}
+// diagnosis is what the request asked to know about point i: its
+// leverage and whether it lies outside (nil where not asked).
+func diagnosis(ex *kpls.Extrapolation, i int, req *predictRequest) (lev *float64, out *bool) {
+	if ex == nil {
+		return nil, nil
 	}
-	return pts
+	if req.Leverage {
+		lev = &ex.Leverage[i]
+	}
+	if req.Outside {
+		out = &ex.Outside[i]
+	}
+	return lev, out
 }
 
 // targetLabel names target i in a message when the server has several.

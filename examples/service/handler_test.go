@@ -67,6 +67,7 @@ type testRequest struct {
 	Components *int        `json:"components,omitempty"`
 	Level      *float64    `json:"level,omitempty"`
 	Leverage   bool        `json:"leverage,omitempty"`
+	Outside    bool        `json:"outside,omitempty"`
 }
 
 type testResponse struct {
@@ -77,10 +78,12 @@ type testResponse struct {
 }
 
 // testPoint is a prediction as the service writes it: a band (yhat
-// alone without a level) and, when asked for, the leverage.
+// alone without a level) and, when asked for, the leverage and whether it
+// lies outside.
 type testPoint struct {
 	kpls.Band
 	Leverage *float64 `json:"leverage"`
+	Outside  *bool    `json:"outside"`
 }
 
 func post(t testing.TB, client *http.Client, url string, body []byte) (int, []byte) {
@@ -107,6 +110,7 @@ type testCase struct {
 	level   *float64
 	want    []kpls.Band // Yhat only without a level
 	lev     []float64   // the leverages, when asked for
+	out     []bool      // whether the points lie outside, when asked for
 	wantErr int         // expected status when the library refuses
 }
 
@@ -134,6 +138,12 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 			req.Level = c.level
 		}
 		req.Leverage = rng.IntN(3) == 0
+		req.Outside = rng.IntN(3) == 0
+		if req.Outside && rng.IntN(2) == 0 {
+			// A point far beyond the data, which the distance rule flags.
+			x.SetRow(p-1, []float64{40, -40, 0})
+			req.X[p-1] = mat.Row(nil, p-1, x)
+		}
 		var err error
 		if c.level == nil {
 			var yhat []float64
@@ -146,6 +156,13 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 		}
 		if err == nil && req.Leverage {
 			c.lev, err = ref.Leverage(context.Background(), x, c.comp)
+		}
+		if err == nil && req.Outside {
+			var ex *kpls.Extrapolation
+			_, ex, err = ref.PredictOutside(context.Background(), x, c.comp)
+			if err == nil {
+				c.out = ex.Outside
+			}
 		}
 		if err != nil {
 			c.wantErr = statusOf(err)
@@ -186,6 +203,12 @@ func (c *testCase) check(status int, body []byte) error {
 			return fmt.Errorf("point %d: a leverage %v not asked for", i, *l)
 		case c.lev != nil && (l == nil || *l != c.lev[i]):
 			return fmt.Errorf("point %d: leverage %v, the library gives %v", i, l, c.lev[i])
+		}
+		switch o := got.Predictions[i].Outside; {
+		case c.out == nil && o != nil:
+			return fmt.Errorf("point %d: an outside flag %v not asked for", i, *o)
+		case c.out != nil && (o == nil || *o != c.out[i]):
+			return fmt.Errorf("point %d: outside %v, the library says %v", i, o, c.out[i])
 		}
 	}
 	return nil

@@ -50,8 +50,8 @@ func TestServeMean(t *testing.T) {
 	}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}}
-	xq := mat.NewDense(3, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2})
+	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}, {40, -40, 0}}
+	xq := mat.NewDense(4, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2, 40, -40, 0})
 	level := 0.9
 	plain, err := sel.Mean.Predict(ctx, xq)
 	if err != nil {
@@ -65,7 +65,15 @@ func TestServeMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, Leverage: true}, {X: rows, Level: &level, Leverage: true}} {
+	_, ex, err := sel.Mean.PredictOutside(ctx, xq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.Outside[3] || ex.Outside[0] {
+		t.Fatalf("outside %v: want the last point, 40 units out, flagged and the first not", ex.Outside)
+	}
+	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, Leverage: true}, {X: rows, Level: &level, Leverage: true},
+		{X: rows, Outside: true}, {X: rows, Level: &level, Leverage: true, Outside: true}} {
 		body, _ := json.Marshal(req)
 		code, out := post(t, srv.Client(), srv.URL, body)
 		var resp struct {
@@ -95,6 +103,9 @@ func TestServeMean(t *testing.T) {
 			}
 			if req.Leverage != (p.Leverage != nil) || p.Leverage != nil && *p.Leverage != lev[i] {
 				t.Errorf("level %v row %d: leverage %v served (asked for: %v), the mean's %v", req.Level != nil, i, p.Leverage, req.Leverage, lev[i])
+			}
+			if req.Outside != (p.Outside != nil) || p.Outside != nil && *p.Outside != ex.Outside[i] {
+				t.Errorf("level %v row %d: outside %v served (asked for: %v), the mean's %v", req.Level != nil, i, p.Outside, req.Outside, ex.Outside[i])
 			}
 		}
 	}

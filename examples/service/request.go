@@ -13,19 +13,22 @@ import (
 // predictRequest is the body of POST /predict: the points as a matrix
 // ("x", columns in the model's feature order) or as objects keyed by
 // feature name ("rows"); "components", "level", "intervals" and
-// "leverage" are optional: a level asks for confidence bands, with
-// "intervals": true for prediction intervals at that level instead, and
-// "leverage": true for every point's leverage in the model's score space.
+// "leverage" and "outside" are optional: a level asks for confidence
+// bands, with "intervals": true for prediction intervals at that level
+// instead, "leverage": true for every point's leverage in the model's
+// score space, and "outside": true for whether the model extrapolates to
+// it (kpls.Extrapolation, the rules of `kpls predict`).
 type predictRequest struct {
 	X          [][]float64
 	Components *int
 	Level      *float64
 	Intervals  bool
 	Leverage   bool
+	Outside    bool
 }
 
 // requestFields are the names a request may hold, exactly as spelled.
-var requestFields = []string{"x", "rows", "components", "level", "intervals", "leverage"}
+var requestFields = []string{"x", "rows", "components", "level", "intervals", "leverage", "outside"}
 
 // parseRequest decodes a body strictly. encoding/json is lenient where a
 // service must not be: it matches field names case-insensitively (even
@@ -68,13 +71,11 @@ func parseRequest(body []byte, features []string, d int) (*predictRequest, error
 			req.Level = new(float64)
 			err = strictNumber(f.value, req.Level)
 		case "intervals":
-			if err = json.Unmarshal(f.value, &req.Intervals); err != nil {
-				err = fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
-			}
+			err = boolField(f.value, &req.Intervals)
 		case "leverage":
-			if err = json.Unmarshal(f.value, &req.Leverage); err != nil {
-				err = fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
-			}
+			err = boolField(f.value, &req.Leverage)
+		case "outside":
+			err = boolField(f.value, &req.Outside)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", f.name, err)
@@ -94,6 +95,14 @@ func parseRequest(body []byte, features []string, d int) (*predictRequest, error
 		}
 	}
 	return req, nil
+}
+
+// boolField decodes a boolean field.
+func boolField(v json.RawMessage, dst *bool) error {
+	if err := json.Unmarshal(v, dst); err != nil {
+		return fmt.Errorf("bad JSON: %v, want true or false", jsonError(err))
+	}
+	return nil
 }
 
 type field struct {

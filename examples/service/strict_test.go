@@ -67,6 +67,8 @@ func TestStrictJSON(t *testing.T) {
 		{"intervals null", `{"x": [[1,2,3]], "level": 0.9, "intervals": null}`, 400, "is null"},
 		{"leverage not a bool", `{"x": [[1,2,3]], "leverage": 1}`, 400, "want true or false"},
 		{"upper-case Leverage", `{"x": [[1,2,3]], "Leverage": true}`, 400, `unknown field "Leverage"`},
+		{"outside not a bool", `{"x": [[1,2,3]], "outside": "yes"}`, 400, "want true or false"},
+		{"outside null", `{"x": [[1,2,3]], "outside": null}`, 400, "is null"},
 	} {
 		status, body := post(t, srv.Client(), srv.URL, []byte(tc.body))
 		var e testResponse

@@ -1,0 +1,105 @@
+package kpls
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReachMin and RangeExcessMax are the thresholds of the distance rule of
+// Extrapolation. For a kernel with a width (RBF, Laplacian, Matérn) a
+// point is far when max_i k(x, x_i) < ReachMin (Reach): for the RBF every
+// training point is then more than sqrt(2w·ln 20) ≈ 2.45·sqrt(w) away, and
+// the prediction has decayed most of the way to the intercept. For the
+// others, whose predictions grow without bound beyond the data, it is far
+// when some feature lies beyond its training range by more than
+// RangeExcessMax of that range (RangeExcess).
+const (
+	ReachMin       = 0.05
+	RangeExcessMax = 0.1
+)
+
+// Extrapolation says which points of a batch a model extrapolates to, by
+// two rules: the distance rule (far from the training inputs, see
+// ReachMin) and the leverage rule (a leverage in the model's score space
+// above LeverageLimit, which no training row can have; see
+// Model.Leverage). These are the rules by which `kpls predict` flags a
+// point "outside".
+type Extrapolation struct {
+	// Measure is the distance rule's measure: "max_k" (Reach, for kernels
+	// with a width; far below Threshold) or "range_excess" (RangeExcess,
+	// for the others; far above Threshold).
+	Measure   string
+	Threshold float64
+	// Distance holds each point's value of Measure, Leverage its leverage.
+	Distance, Leverage []float64
+	// Outside flags the points either rule flags.
+	Outside []bool
+	// Far and HighLeverage count the points each rule flags, Count
+	// those either flags.
+	Far, HighLeverage, Count int
+}
+
+// PredictOutside predicts the rows of x with comp components, as Predict
+// does, and says which of them the model extrapolates to. Predictions,
+// reach and leverage come from one kernel vector per row
+// (PredictDiagnostics): it costs O(n·(d + comp)) per row where Predict
+// costs O(n·d).
+func (m *Model) PredictOutside(ctx context.Context, x mat.Matrix, comp int) ([]float64, *Extrapolation, error) {
+	yhat, reach, lev, err := m.PredictDiagnostics(ctx, x, comp)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex, err := m.extrapolation(x, reach, lev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return yhat, ex, nil
+}
+
+// PredictOutside predicts the rows of x with the mean, as Predict does,
+// and says which of them it extrapolates to: by the distance rule of its
+// first model (the members share the training inputs) or by a leverage
+// above the limit in any member's score space (Mean.Leverage).
+func (a *Mean) PredictOutside(ctx context.Context, x mat.Matrix) ([]float64, *Extrapolation, error) {
+	yhat, reach, lev, err := a.PredictDiagnostics(ctx, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex, err := a.members[0].extrapolation(x, reach, lev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return yhat, ex, nil
+}
+
+// extrapolation applies both rules to the rows of x, given their reach
+// and leverage.
+func (m *Model) extrapolation(x mat.Matrix, reach, lev []float64) (*Extrapolation, error) {
+	ex := &Extrapolation{Measure: "max_k", Threshold: ReachMin, Distance: reach, Leverage: lev}
+	if _, stationary := WidthOf(m.opts.Kernel); !stationary {
+		// Reach reads as closeness only where k(x, x) = 1 and the
+		// kernel decays with distance.
+		var err error
+		ex.Measure, ex.Threshold = "range_excess", RangeExcessMax
+		if ex.Distance, err = m.RangeExcess(x); err != nil {
+			return nil, err
+		}
+	}
+	ex.Outside = make([]bool, len(lev))
+	for i, d := range ex.Distance {
+		far := ex.Measure == "max_k" && d < ReachMin || ex.Measure == "range_excess" && d > RangeExcessMax
+		high := lev[i] > LeverageLimit
+		if far {
+			ex.Far++
+		}
+		if high {
+			ex.HighLeverage++
+		}
+		if far || high {
+			ex.Outside[i] = true
+			ex.Count++
+		}
+	}
+	return ex, nil
+}
