@@ -18,7 +18,7 @@ import (
 // Defaults of SelectOptions.
 const (
 	// DefaultCriterion is how Select chooses when SelectOptions.Criterion
-	// is empty: measured on held-out data (README, "Choosing a model"),
+	// is empty: measured on held-out data (docs/guide.md, "Choosing a model"),
 	// k-fold cross-validation came closest to cross-validated kernel ridge.
 	DefaultCriterion = CV
 	// DefaultFolds is the number of cross-validation folds.
