@@ -3,6 +3,7 @@ package kpls
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -271,5 +272,45 @@ func TestSelectAverageStacked(t *testing.T) {
 	}
 	if ws.MeanBy != AverageAll || !warned || ws.MeanWeights != nil {
 		t.Errorf("weighted rows: MeanBy %q, weights %v, warned %v; want all, none, a warning", ws.MeanBy, ws.MeanWeights, warned)
+	}
+}
+
+// TestSelectMeanRidesAlong: the mean's models (its best included, fitted
+// without DoF) come from the fits to all rows that ride in the folds'
+// block products, so the search makes, at each grid point, one build and
+// one block product per component cross-validated, and no pass after:
+// Passes is the sum over the table's grid points of 1 + the largest m.
+// (TestSelectAverage holds their predictions to plain fits.) Asking for
+// DoF fits the best apart, with its own build and steps.
+func TestSelectMeanRidesAlong(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(120, 3, 23)
+	so := SelectOptions{Options: Options{Seed: 5}, Widths: []float64{0.5, 1.5, 4, 12}, AverageWithin: 0.25, AverageBy: AverageAll}
+	sel, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+		t.Fatal("no mean of several models")
+	}
+	last := map[string]int{}
+	for _, r := range sel.Table {
+		k := fmt.Sprintf("%#v", r.Kernel)
+		last[k] = max(last[k], r.M)
+	}
+	want := 0
+	for _, m := range last {
+		want += 1 + m
+	}
+	if sel.Passes != want {
+		t.Errorf("%d passes, want %d: a build and a block product per step at %d grid points, nothing after", sel.Passes, want, len(last))
+	}
+	so.DoF = DoFApprox
+	withDoF, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withDoF.Passes <= want {
+		t.Errorf("with DoF asked for, %d passes: the best's fit with its DoF made none of its own", withDoF.Passes)
 	}
 }

@@ -66,6 +66,41 @@ func (b *foldBatch) add(t int, y []float64, folds []foldIndex, maxSteps int) err
 	return nil
 }
 
+// addFull sets up target t's fit to all rows, for maxSteps steps: a
+// sequence that trains on every row and predicts none (fold −1). It rides
+// in the folds' block products, one vector more in a read of the matrix
+// they make anyway, and gives the model to all rows at the grid point
+// without a build and a pass of its own (selector.keepRide).
+func (b *foldBatch) addFull(t int, y []float64, maxSteps int) {
+	n := b.n
+	s := &foldSeq{target: t, fold: -1, train: make([]int, n)}
+	for i := range s.train {
+		s.train[i] = i
+	}
+	var sum float64
+	for _, v := range y {
+		sum += v
+	}
+	s.yMean = sum / float64(n)
+	s.yc = make([]float64, n)
+	for i, v := range y {
+		s.yc[i] = v - s.yMean
+	}
+	s.kr = newKrylov(n, maxSteps)
+	s.kr.rss[0] = dot(s.yc, s.yc)
+	b.seqs = append(b.seqs, s)
+}
+
+// full returns target t's fit to all rows (addFull), or nil.
+func (b *foldBatch) full(t int) *foldSeq {
+	for _, s := range b.seqs {
+		if s.target == t && s.fold < 0 {
+			return s
+		}
+	}
+	return nil
+}
+
 // grow makes room for maxSteps steps in the sequences of the targets ts.
 func (b *foldBatch) grow(maxSteps int, ts []int) {
 	for _, s := range b.seqs {

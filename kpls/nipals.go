@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -115,6 +116,25 @@ func (kr *krylov) grow(maxSteps int) {
 	}
 	kr.lRun, kr.lInv, kr.ld = relayout(kr.lRun), relayout(kr.lInv), maxSteps
 	kr.out.grow(maxSteps)
+}
+
+// upTo returns a tight copy of kr's first steps steps (at most kr.steps):
+// what a fit run for exactly that many steps holds, enough for
+// fitter.model. Such a fit never tries the step after, so the copy has
+// no stop.
+func (kr *krylov) upTo(steps int) *krylov {
+	n := kr.n
+	return &krylov{
+		n: n, steps: steps, ld: steps,
+		t:     slices.Clone(kr.t[:steps*n]),
+		g:     slices.Clone(kr.g[:steps*n]),
+		ktr:   slices.Clone(kr.ktr[:steps*n]),
+		rKr:   slices.Clone(kr.rKr[:steps]),
+		q:     slices.Clone(kr.q[:steps]),
+		alpha: slices.Clone(kr.alpha[:(steps+1)*n]),
+		yhat:  slices.Clone(kr.yhat[:(steps+1)*n]),
+		rss:   slices.Clone(kr.rss[:steps+1]),
+	}
 }
 
 // extendZeroed returns a with length need (≥ len(a)), the new entries

@@ -126,8 +126,9 @@ type SelectOptions struct {
 	// its members among them, each fitted to all rows at its own chosen m
 	// without DoF, and Select returns their mean in Selection.Mean. On the
 	// panel's small data sets that came closer to cross-validated kernel
-	// ridge than the best point alone (docs/scale.md); it costs a fit per
-	// member. Zero means no average.
+	// ridge than the best point alone (docs/scale.md). Without DoF asked
+	// for, the members' fits to all rows ride in the folds' block products
+	// and cost no pass of their own. Zero means no average.
 	AverageWithin float64
 	// AverageBy is how the mean's members are chosen among the grid
 	// points within AverageWithin (the best is always one):

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // selector runs the search for one Select or SelectTargets call.
@@ -53,10 +55,33 @@ type selector struct {
 	// runs on.
 	cv    *fitter
 	batch *foldBatch
+	// rides[p][t] is target t's fit to all rows at grid point p, run in
+	// the folds' batch and cut to its choice (keepRide), kept while the
+	// point may join a mean; nil elsewhere.
+	rides [][]*ride
 	// wx are the rows standardised once with the weights of all rows
 	// (weighted cross-validation's folds, as the batch's folds share the
 	// scaling of all rows); nil until needed, and with RawFeatures.
 	wx []float64
+}
+
+// ride is a fit to all rows that ran in the folds' batch: its steps up
+// to the grid point's choice and what the model needs of the kernel
+// matrix they ran on.
+type ride struct {
+	kr      *krylov
+	kstats  kernelop.Stats
+	storage Storage
+	warn    *Warning // the kernel matrix's storage warning, if any
+}
+
+// ridesAlong reports whether the folds' batch carries each target's fit
+// to all rows: with cross-validation's batch (no weights), when the
+// search may average, since the members of a mean (and its best, unless
+// DoF were asked for) are fitted without DoF, which is all such a fit
+// gives.
+func (s *selector) ridesAlong() bool {
+	return s.crit == CV && s.opts.Weights == nil && s.avgWithin > 0 && !s.dofAsked
 }
 
 // pointResult is one target's outcome at one grid point.
@@ -138,6 +163,7 @@ func (s *selector) evaluate(g gridPoint, ts []int) error {
 		for i, t := range ts {
 			if r, done := s.conclude(runs[i], label, comp, limit); done {
 				s.results[g.id][t] = r
+				s.keepRide(g, t, r)
 			} else {
 				more = append(more, t)
 				next = max(next, s.more(runs[i].rows, comp))
@@ -307,6 +333,11 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 				}
 			}
 		}
+		if s.ridesAlong() {
+			for _, t := range ts {
+				b.addFull(t, s.ys[t], comp)
+			}
+		}
 		s.cv, s.batch = f, b
 	} else {
 		s.batch.grow(comp, ts)
@@ -340,7 +371,7 @@ func (s *selector) foldsPress(g gridPoint, comp, t int) (pointRun, error) {
 		oof = make([]float64, s.n*(comp+1))
 	}
 	for _, fs := range s.batch.seqs {
-		if fs.target != t {
+		if fs.target != t || fs.fold < 0 {
 			continue
 		}
 		if fs.kr.steps == 0 {
@@ -465,52 +496,118 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 // of several models (selectTargets).
 func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, prev *fitter, noDoF bool) (*Model, *fitter, error) {
 	s.cv, s.batch, s.full = nil, nil, nil // their Krylov steps are not needed any more
-	var m *Model
-	var f *fitter
 	if fitted != nil && fitted.valid >= choice {
-		m = fitted
-	} else {
-		// Cross-validation chose m without the DoF: the model to all rows
-		// needs them (σ̂) only up to its choice.
-		if s.crit == CV {
-			comp = choice
-		}
-		o := s.options(g, max(comp, 1), t)
-		if noDoF {
-			// A mean's members need no DoF: cross-validation chose them,
-			// and the mean's bands and intervals take their RMSECV
-			// (Mean.NoiseLevel). Their DoF would cost 2m+1 Krylov steps
-			// and m block products of probes each, several times the fit.
-			o.DoF = DoFNone
-		}
-		var err error
-		if f, err = newFitter(s.x, s.ys[t], o, &s.buf); err != nil {
+		return s.chosen(fitted, t, g, choice), nil, nil
+	}
+	// Cross-validation chose m without the DoF: the model to all rows
+	// needs them (σ̂) only up to its choice.
+	if s.crit == CV {
+		comp = choice
+	}
+	o := s.options(g, max(comp, 1), t)
+	if noDoF {
+		// A mean's members need no DoF: cross-validation chose them,
+		// and the mean's bands and intervals take their RMSECV
+		// (Mean.NoiseLevel). Their DoF would cost 2m+1 Krylov steps
+		// and m block products of probes each, several times the fit.
+		o.DoF = DoFNone
+	}
+	m, err := s.fromRide(t, g, choice, o)
+	if m != nil || err != nil {
+		if err != nil {
 			return nil, nil, err
 		}
-		f.passes = &s.passes
-		if prev != nil && prev.opts.DoF == f.opts.DoF {
-			// The same DoF, the same storage (storageFor): without DoF a
-			// fit may keep float32 where one with DoF may not.
-			f.adopt(prev)
-		}
-		if err := f.fit(s.ctx); err != nil {
-			return nil, nil, err
-		}
-		if m, err = f.model(s.ctx); err != nil {
-			return nil, nil, err
-		}
-		if m.valid < choice {
-			m.warns = append(m.warns, warnf(WarnFewerComponents, "the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
-			choice = m.valid
-		}
+		return s.chosen(m, t, g, choice), nil, nil
+	}
+	f, err := newFitter(s.x, s.ys[t], o, &s.buf)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.passes = &s.passes
+	if prev != nil && prev.opts.DoF == f.opts.DoF {
+		// The same DoF, the same storage (storageFor): without DoF a
+		// fit may keep float32 where one with DoF may not.
+		f.adopt(prev)
+	}
+	if err := f.fit(s.ctx); err != nil {
+		return nil, nil, err
+	}
+	if m, err = f.model(s.ctx); err != nil {
+		return nil, nil, err
+	}
+	if m.valid < choice {
+		m.warns = append(m.warns, warnf(WarnFewerComponents, "the fit to all rows has %d valid components, fewer than the %d chosen: it predicts with %d", m.valid, choice, m.valid))
+		choice = m.valid
 	}
 	// The buffer belongs to the next fit; the model rebuilds its kernel
 	// matrix if bands are asked for.
+	return s.chosen(m, t, g, choice), f, nil
+}
+
+// chosen records in m that the search chose choice components for target
+// t at grid point g, with their RMSECV under cross-validation.
+func (s *selector) chosen(m *Model, t int, g gridPoint, choice int) *Model {
 	m.chosen = &Choice{Criterion: s.crit, M: choice}
 	if r := s.results[g.id][t]; s.crit == CV && r != nil && choice < len(r.rows) {
 		m.chosen.RMSECV = r.rows[choice].RMSECV
 	}
-	return m, f, nil
+	return m
+}
+
+// keepRide keeps target t's fit to all rows at grid point g, cut to the
+// choice r concluded there, if the batch carried one that got that far
+// and the point may join a mean: its choice within the margin of the
+// best so far. It drops the kept fits that the best now leaves outside.
+func (s *selector) keepRide(g gridPoint, t int, r *pointResult) {
+	if s.batch == nil || r.choice < 0 {
+		return
+	}
+	fs := s.batch.full(t)
+	steps := max(r.choice, 1)
+	if fs == nil || fs.kr.steps < steps {
+		return
+	}
+	for len(s.rides) <= g.id { // the grid grows as the widths extend
+		s.rides = append(s.rides, nil)
+	}
+	if s.rides[g.id] == nil {
+		s.rides[g.id] = make([]*ride, len(s.ys))
+	}
+	s.rides[g.id][t] = &ride{kr: fs.kr.upTo(steps), kstats: s.cv.kstats, storage: s.cv.storage, warn: s.cv.storageWarn}
+	best := math.Inf(1)
+	for p := range s.rides {
+		if res := s.results[p][t]; res != nil && res.choice >= 0 {
+			best = min(best, res.rows[res.choice].RMSECV)
+		}
+	}
+	for p, rs := range s.rides {
+		if rs == nil || rs[t] == nil {
+			continue
+		}
+		if res := s.results[p][t]; !(res.rows[res.choice].RMSECV <= (1+s.avgWithin)*best) {
+			rs[t] = nil
+		}
+	}
+}
+
+// fromRide is the model of target t at grid point g with choice
+// components from its fit to all rows in the folds' batch (keepRide),
+// with options o, or nil if there is none to that choice.
+func (s *selector) fromRide(t int, g gridPoint, choice int, o Options) (*Model, error) {
+	if g.id >= len(s.rides) || s.rides[g.id] == nil || o.DoF != DoFNone {
+		return nil, nil
+	}
+	rd := s.rides[g.id][t]
+	if rd == nil || rd.kr.steps != max(choice, 1) {
+		return nil, nil
+	}
+	f, err := newFitter(s.x, s.ys[t], o, &s.buf)
+	if err != nil {
+		return nil, err
+	}
+	f.kr, f.kstats, f.storage, f.storageWarn = rd.kr, rd.kstats, rd.storage, rd.warn
+	s.rides[g.id][t] = nil
+	return f.model(s.ctx)
 }
 
 // fineGrowthRows is the number of rows from which cross-validation
