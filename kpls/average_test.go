@@ -281,11 +281,14 @@ func TestSelectAverageStacked(t *testing.T) {
 // one block product per component cross-validated, and no pass after:
 // Passes is the sum over the table's grid points of 1 + the largest m.
 // (TestSelectAverage holds their predictions to plain fits.) Asking for
-// DoF fits the best apart, with its own build and steps.
+// DoF fits the best apart, with its own build and steps; on float32
+// storage the members are fitted apart too.
 func TestSelectMeanRidesAlong(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(120, 3, 23)
-	so := SelectOptions{Options: Options{Seed: 5}, Widths: []float64{0.5, 1.5, 4, 12}, AverageWithin: 0.25, AverageBy: AverageAll}
+	// Kernels with a width: their matrices are stored dense, where the
+	// fits ride along (the linear kernel's features fit apart).
+	so := SelectOptions{Options: Options{Seed: 5}, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, AverageWithin: 0.25, AverageBy: AverageAll}
 	sel, err := Select(ctx, x, y, so)
 	if err != nil {
 		t.Fatal(err)
@@ -293,18 +296,38 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
 		t.Fatal("no mean of several models")
 	}
-	last := map[string]int{}
-	for _, r := range sel.Table {
-		k := fmt.Sprintf("%#v", r.Kernel)
-		last[k] = max(last[k], r.M)
+	cvPasses := func(sel *Selection) int {
+		last := map[string]int{}
+		for _, r := range sel.Table {
+			k := fmt.Sprintf("%#v", r.Kernel)
+			last[k] = max(last[k], r.M)
+		}
+		p := 0
+		for _, m := range last {
+			p += 1 + m
+		}
+		return p
 	}
-	want := 0
-	for _, m := range last {
-		want += 1 + m
-	}
+	want := cvPasses(sel)
 	if sel.Passes != want {
-		t.Errorf("%d passes, want %d: a build and a block product per step at %d grid points, nothing after", sel.Passes, want, len(last))
+		t.Errorf("%d passes, want %d: a build and a block product per step at each grid point, nothing after", sel.Passes, want)
 	}
+	so.Storage = StorageFloat32
+	f32, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f32.Mean == nil {
+		t.Fatal("float32 storage: no mean")
+	}
+	apart := 0
+	for _, m := range f32.Mean.Members() {
+		apart += 1 + max(m.Chosen().M, 1) // a build and its steps
+	}
+	if extra := f32.Passes - cvPasses(f32); extra < apart {
+		t.Errorf("float32 storage: %d passes after the search's, want at least %d: a build and m steps for each model of the mean", extra, apart)
+	}
+	so.Storage = StorageAuto
 	so.DoF = DoFApprox
 	withDoF, err := Select(ctx, x, y, so)
 	if err != nil {

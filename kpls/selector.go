@@ -84,6 +84,19 @@ func (s *selector) ridesAlong() bool {
 	return s.crit == CV && s.opts.Weights == nil && s.avgWithin > 0 && !s.dofAsked
 }
 
+// ridesCheaply reports whether one more vector in the folds' block
+// products costs little on storage of kind k: dense storage reads the
+// matrix once for the block and does the arithmetic from the cache, and
+// hybrid and matrix-free storage compute their kernel entries once for
+// the block. float32 storage passes over each chunk once per vector (its
+// arithmetic is most of a step): there the ride cost protein's default
+// select as much as the members' own fits saved, and 1 GiB more memory
+// (docs/scale.md). The linear kernel's features fit all rows in a few
+// cheap products of their own.
+func ridesCheaply(k kernelop.Kind) bool {
+	return k == kernelop.KindDense || k == kernelop.KindHybrid || k == kernelop.KindMatrixFree
+}
+
 // pointResult is one target's outcome at one grid point.
 type pointResult struct {
 	rows   []SelectionRow // m = 0..the components fitted there
@@ -316,7 +329,8 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 	if s.opts.Weights != nil {
 		return s.crossValidateWeighted(g, comp, ts)
 	}
-	if s.cv == nil {
+	fresh := s.cv == nil
+	if fresh {
 		o := s.options(g, comp, ts[0])
 		o.DoF = DoFNone
 		o.Progress = nil
@@ -333,11 +347,6 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 				}
 			}
 		}
-		if s.ridesAlong() {
-			for _, t := range ts {
-				b.addFull(t, s.ys[t], comp)
-			}
-		}
 		s.cv, s.batch = f, b
 	} else {
 		s.batch.grow(comp, ts)
@@ -345,6 +354,11 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 	op, err := s.cv.operator(s.ctx)
 	if err != nil {
 		return nil, err
+	}
+	if fresh && s.ridesAlong() && ridesCheaply(op.Kind()) {
+		for _, t := range ts {
+			s.batch.addFull(t, s.ys[t], comp)
+		}
 	}
 	width := g.width()
 	err = s.batch.run(s.ctx, &s.cv.opts, op, func(done, total int) { s.opts.report(StageCV, width, done, total) })
