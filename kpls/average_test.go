@@ -275,27 +275,21 @@ func TestSelectAverageStacked(t *testing.T) {
 	}
 }
 
-// TestSelectMeanRidesAlong: the mean's models (its best included, fitted
-// without DoF) come from the fits to all rows that ride in the folds'
-// block products, so the search makes, at each grid point, one build and
-// one block product per component cross-validated, and no pass after:
-// Passes is the sum over the table's grid points of 1 + the largest m.
-// (TestSelectAverage holds their predictions to plain fits.) Asking for
-// DoF fits the best apart, with its own build and steps; on float32
-// storage the members are fitted apart too.
+// TestSelectMeanRidesAlong: on dense storage of rideMinRows rows or
+// more, the mean's models (its best included, fitted without DoF) come
+// from the fits to all rows that ride in the folds' block products, so
+// the search makes, at each grid point, one build and one block product
+// per component cross-validated, and no pass after: Passes is the sum
+// over the table's grid points of 1 + the largest m. (TestSelectAverage
+// holds their predictions to plain fits.) Below rideMinRows, on float32
+// storage and with DoF asked for, the models are fitted apart, each with
+// a build and its steps.
 func TestSelectMeanRidesAlong(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(120, 3, 23)
 	// Kernels with a width: their matrices are stored dense, where the
 	// fits ride along (the linear kernel's features fit apart).
 	so := SelectOptions{Options: Options{Seed: 5}, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, AverageWithin: 0.25, AverageBy: AverageAll}
-	sel, err := Select(ctx, x, y, so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
-		t.Fatal("no mean of several models")
-	}
 	cvPasses := func(sel *Selection) int {
 		last := map[string]int{}
 		for _, r := range sel.Table {
@@ -308,32 +302,72 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		}
 		return p
 	}
-	want := cvPasses(sel)
-	if sel.Passes != want {
+	apart := func(name string, sel *Selection) {
+		t.Helper()
+		if sel.Mean == nil {
+			t.Fatalf("%s: no mean", name)
+		}
+		own := 0
+		for _, m := range sel.Mean.Members() {
+			own += 1 + max(m.Chosen().M, 1) // a build and its steps
+		}
+		if extra := sel.Passes - cvPasses(sel); extra < own {
+			t.Errorf("%s: %d passes after the search's, want at least %d: a build and m steps for each model of the mean", name, extra, own)
+		}
+	}
+	sel, err := Select(ctx, x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apart("120 dense rows", sel)
+
+	defer func(r int) { rideMinRows = r }(rideMinRows)
+	rideMinRows = 100
+	if sel, err = Select(ctx, x, y, so); err != nil {
+		t.Fatal(err)
+	}
+	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+		t.Fatal("no mean of several models")
+	}
+	if want := cvPasses(sel); sel.Passes != want {
 		t.Errorf("%d passes, want %d: a build and a block product per step at each grid point, nothing after", sel.Passes, want)
+	}
+	// Each model from the ride predicts as a plain fit to all rows at its
+	// kernel and m.
+	z, _ := gaussData(15, 3, 24)
+	for k, m := range sel.Mean.Members() {
+		c := m.Chosen().M
+		plain, err := Fit(ctx, x, y, Options{Kernel: m.Options().Kernel, Components: max(c, 1), DoF: DoFNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := plain.Predict(ctx, z, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Predict(ctx, z, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if d := math.Abs(got[i] - want[i]); !(d <= 1e-10*math.Max(1, math.Abs(want[i]))) {
+				t.Errorf("model %d (m = %d), point %d: %v, a plain fit %v", k+1, c, i, got[i], want[i])
+			}
+		}
 	}
 	so.Storage = StorageFloat32
 	f32, err := Select(ctx, x, y, so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f32.Mean == nil {
-		t.Fatal("float32 storage: no mean")
-	}
-	apart := 0
-	for _, m := range f32.Mean.Members() {
-		apart += 1 + max(m.Chosen().M, 1) // a build and its steps
-	}
-	if extra := f32.Passes - cvPasses(f32); extra < apart {
-		t.Errorf("float32 storage: %d passes after the search's, want at least %d: a build and m steps for each model of the mean", extra, apart)
-	}
+	apart("float32 storage", f32)
 	so.Storage = StorageAuto
 	so.DoF = DoFApprox
 	withDoF, err := Select(ctx, x, y, so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if withDoF.Passes <= want {
+	if withDoF.Passes <= cvPasses(withDoF) {
 		t.Errorf("with DoF asked for, %d passes: the best's fit with its DoF made none of its own", withDoF.Passes)
 	}
 }
