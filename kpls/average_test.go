@@ -335,25 +335,63 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	// Each model from the ride predicts as a plain fit to all rows at its
 	// kernel and m.
 	z, _ := gaussData(15, 3, 24)
-	for k, m := range sel.Mean.Members() {
-		c := m.Chosen().M
-		plain, err := Fit(ctx, x, y, Options{Kernel: m.Options().Kernel, Components: max(c, 1), DoF: DoFNone})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := plain.Predict(ctx, z, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := m.Predict(ctx, z, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			if d := math.Abs(got[i] - want[i]); !(d <= 1e-10*math.Max(1, math.Abs(want[i]))) {
-				t.Errorf("model %d (m = %d), point %d: %v, a plain fit %v", k+1, c, i, got[i], want[i])
+	asPlain := func(name string, y []float64, mean *Mean) {
+		t.Helper()
+		for k, m := range mean.Members() {
+			c := m.Chosen().M
+			plain, err := Fit(ctx, x, y, Options{Kernel: m.Options().Kernel, Components: max(c, 1), DoF: DoFNone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := plain.Predict(ctx, z, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.Predict(ctx, z, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if d := math.Abs(got[i] - want[i]); !(d <= 1e-10*math.Max(1, math.Abs(want[i]))) {
+					t.Errorf("%s: model %d (m = %d), point %d: %v, a plain fit %v", name, k+1, c, i, got[i], want[i])
+				}
 			}
 		}
+	}
+	asPlain("one target", y, sel.Mean)
+	// Two targets, with repeated folds: each target's fit rides once.
+	y2 := make([]float64, len(y))
+	for i := range y2 {
+		y2[i] = 0.5*y[i] + 0.2*math.Sin(3*x.At(i, 0))
+	}
+	two := so
+	two.Repeats = 2
+	sels, err := SelectTargets(ctx, x, mat.NewDense(len(y), 2, interleave(y, y2)), two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, yk := range [][]float64{y, y2} {
+		if sels[k].Mean == nil || len(sels[k].Mean.Members()) < 2 {
+			t.Fatalf("target %d: no mean of several models", k+1)
+		}
+		asPlain(fmt.Sprintf("target %d of two", k+1), yk, sels[k].Mean)
+	}
+	// The targets share each grid point's matrix and block products: a
+	// build there and a product per step of the target that went
+	// furthest.
+	last := map[string]int{}
+	for _, sl := range sels {
+		for _, r := range sl.Table {
+			k := fmt.Sprintf("%#v", r.Kernel)
+			last[k] = max(last[k], r.M)
+		}
+	}
+	want := 0
+	for _, m := range last {
+		want += 1 + m
+	}
+	if sels[0].Passes != want {
+		t.Errorf("two targets: %d passes, want %d: a build and a block product per step at each grid point, nothing after", sels[0].Passes, want)
 	}
 	so.Storage = StorageFloat32
 	f32, err := Select(ctx, x, y, so)
@@ -370,4 +408,13 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	if withDoF.Passes <= cvPasses(withDoF) {
 		t.Errorf("with DoF asked for, %d passes: the best's fit with its DoF made none of its own", withDoF.Passes)
 	}
+}
+
+// interleave returns the n×2 row-major matrix with columns a and b.
+func interleave(a, b []float64) []float64 {
+	out := make([]float64, 0, 2*len(a))
+	for i := range a {
+		out = append(out, a[i], b[i])
+	}
+	return out
 }
