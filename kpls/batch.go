@@ -41,7 +41,6 @@ type foldSeq struct {
 // run maxSteps steps.
 func (b *foldBatch) add(t int, y []float64, folds []foldIndex, maxSteps int) error {
 	for f, fi := range folds {
-		s := &foldSeq{target: t, fold: f, train: fi.train, test: fi.test}
 		ytr := make([]float64, len(fi.train))
 		for i, r := range fi.train {
 			ytr[i] = y[r]
@@ -49,19 +48,7 @@ func (b *foldBatch) add(t int, y []float64, folds []foldIndex, maxSteps int) err
 		if isConstant(ytr) {
 			return fmt.Errorf("fold %d: %w: every value is %g", f+1, ErrConstantY, ytr[0])
 		}
-		var sum float64
-		for _, v := range ytr {
-			sum += v
-		}
-		s.yMean = sum / float64(len(ytr))
-		s.yc = make([]float64, len(ytr))
-		for i, v := range ytr {
-			s.yc[i] = v - s.yMean
-		}
-		s.kr = newKrylov(len(fi.train), maxSteps)
-		s.kr.rss[0] = dot(s.yc, s.yc)
-		s.kr.out = newOutOfFold(len(fi.test), maxSteps)
-		b.seqs = append(b.seqs, s)
+		b.seqs = append(b.seqs, newFoldSeq(t, f, fi.train, fi.test, ytr, maxSteps))
 	}
 	return nil
 }
@@ -72,23 +59,32 @@ func (b *foldBatch) add(t int, y []float64, folds []foldIndex, maxSteps int) err
 // they make anyway, and gives the model to all rows at the grid point
 // without a build and a pass of its own (selector.keepRide).
 func (b *foldBatch) addFull(t int, y []float64, maxSteps int) {
-	n := b.n
-	s := &foldSeq{target: t, fold: -1, train: make([]int, n)}
-	for i := range s.train {
-		s.train[i] = i
+	all := make([]int, b.n)
+	for i := range all {
+		all[i] = i
 	}
+	b.seqs = append(b.seqs, newFoldSeq(t, -1, all, nil, slices.Clone(y), maxSteps))
+}
+
+// newFoldSeq sets up target t's sequence that trains on the rows train,
+// whose responses are ytr (taken, centred), and predicts the rows test.
+func newFoldSeq(t, fold int, train, test []int, ytr []float64, maxSteps int) *foldSeq {
+	s := &foldSeq{target: t, fold: fold, train: train, test: test}
 	var sum float64
-	for _, v := range y {
+	for _, v := range ytr {
 		sum += v
 	}
-	s.yMean = sum / float64(n)
-	s.yc = make([]float64, n)
-	for i, v := range y {
-		s.yc[i] = v - s.yMean
+	s.yMean = sum / float64(len(ytr))
+	for i := range ytr {
+		ytr[i] -= s.yMean
 	}
-	s.kr = newKrylov(n, maxSteps)
+	s.yc = ytr
+	s.kr = newKrylov(len(train), maxSteps)
 	s.kr.rss[0] = dot(s.yc, s.yc)
-	b.seqs = append(b.seqs, s)
+	if test != nil {
+		s.kr.out = newOutOfFold(len(test), maxSteps)
+	}
+	return s
 }
 
 // full returns target t's fit to all rows (addFull), or nil.
