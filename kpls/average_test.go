@@ -411,3 +411,35 @@ func interleave(a, b []float64) []float64 {
 	}
 	return out
 }
+
+// TestRideNeverAlone: a fit to all rows in the folds' batch runs only in
+// products the folds make: when the folds have run their steps it pauses
+// with them, however many it has room for, and goes on when they do.
+func TestRideNeverAlone(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(60, 3, 25)
+	f, err := newFitter(x, y, Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := f.operator(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var products int
+	s := &selector{n: 60, folds: 3, repeats: 1, seed: 1}
+	b := &foldBatch{n: 60}
+	if err := b.add(0, f.yc, s.foldIndices(0), 2); err != nil {
+		t.Fatal(err)
+	}
+	b.addFull(0, f.yc, 6)
+	for _, want := range []int{2, 4} {
+		if err := b.run(ctx, &f.opts, counted{op, &products}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if full := b.full(0); products != want || full.kr.steps != want {
+			t.Fatalf("%d block products, the fit to all rows at %d steps; want %d and %d", products, full.kr.steps, want, want)
+		}
+		b.grow(4, []int{0})
+	}
+}

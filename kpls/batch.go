@@ -122,7 +122,9 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 	block := make([]float64, len(active)*n)
 	prod := make([]float64, len(active)*n)
 	goOn := make([]bool, len(active))
-	for len(active) > 0 {
+	// The fits to all rows ride along: they never make a pass of their
+	// own once the folds have stopped.
+	for slices.ContainsFunc(active, func(s *foldSeq) bool { return s.fold >= 0 }) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -150,7 +152,9 @@ func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, p
 		if progress != nil {
 			done := 0
 			for _, s := range b.seqs {
-				done += s.kr.steps
+				if s.fold >= 0 {
+					done += s.kr.steps
+				}
 			}
 			progress(done, b.totalSteps())
 		}
@@ -183,9 +187,14 @@ func eachFold(k int, step func(j int)) {
 	wg.Wait()
 }
 
+// totalSteps is the folds' steps to go and gone, for progress (the fits
+// to all rows that ride along are not counted).
 func (b *foldBatch) totalSteps() int {
 	t := 0
 	for _, s := range b.seqs {
+		if s.fold < 0 {
+			continue
+		}
 		if s.kr.stop.Reason == StopNone {
 			t += s.kr.ld
 		} else {

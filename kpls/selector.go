@@ -597,7 +597,7 @@ func (s *selector) keepRide(g gridPoint, t int, r *pointResult) {
 	}
 	s.rides[g.id][t] = &ride{kr: fs.kr.upTo(steps), kstats: s.cv.kstats, storage: s.cv.storage, warn: s.cv.storageWarn}
 	best := math.Inf(1)
-	for p := range s.rides {
+	for p := range s.results {
 		if res := s.results[p][t]; res != nil && res.choice >= 0 {
 			best = min(best, res.rows[res.choice].RMSECV)
 		}
