@@ -37,10 +37,36 @@ func TestLeverageLinearIsOLSHat(t *testing.T) {
 			z.Set(i, j, (1+float64(i-n))*rng.NormFloat64())
 		}
 	}
+	hat := olsHat(t, x)
+	got, err := m.Leverage(ctx, z, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	above := 0
+	for i := range n + 8 {
+		want := hat(z.RawRowView(i))
+		if e := relErr(got[i], want); !(e <= 1e-9) {
+			t.Errorf("row %d: leverage %.12g, OLS hat value %.12g", i, got[i], want)
+		}
+		if got[i] > LeverageLimit {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Error("no point above the leverage limit: the test's far points are not far")
+	}
+}
+
+// olsHat returns the hat value of a point in ordinary least squares on
+// the columns of x with an intercept: 1/n + (z − x̄)ᵀ(X_cᵀX_c)⁻¹(z − x̄), by
+// a Cholesky solve.
+func olsHat(t *testing.T, x *mat.Dense) func(z []float64) float64 {
+	t.Helper()
+	n, d := x.Dims()
 	mean := make([]float64, d)
 	for i := range n {
 		for j := range d {
-			mean[j] += x.At(i, j) / n
+			mean[j] += x.At(i, j) / float64(n)
 		}
 	}
 	xc := mat.NewDense(n, d, nil)
@@ -51,30 +77,16 @@ func TestLeverageLinearIsOLSHat(t *testing.T) {
 	if !chol.Factorize(&gram) {
 		t.Fatal("X_cᵀX_c is not positive definite")
 	}
-	got, err := m.Leverage(ctx, z, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	above := 0
-	for i := range n + 8 {
+	return func(z []float64) float64 {
 		zc := mat.NewVecDense(d, nil)
 		for j := range d {
-			zc.SetVec(j, z.At(i, j)-mean[j])
+			zc.SetVec(j, z[j]-mean[j])
 		}
 		var sol mat.VecDense
 		if err := chol.SolveVecTo(&sol, zc); err != nil {
 			t.Fatal(err)
 		}
-		want := 1/float64(n) + mat.Dot(zc, &sol)
-		if e := relErr(got[i], want); !(e <= 1e-9) {
-			t.Errorf("row %d: leverage %.12g, OLS hat value %.12g", i, got[i], want)
-		}
-		if got[i] > LeverageLimit {
-			above++
-		}
-	}
-	if above == 0 {
-		t.Error("no point above the leverage limit: the test's far points are not far")
+		return 1/float64(n) + mat.Dot(zc, &sol)
 	}
 }
 

@@ -32,22 +32,13 @@ func TestPredictOutsideLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo, hi := []float64{math.Inf(1), math.Inf(1)}, []float64{math.Inf(-1), math.Inf(-1)}
-	mean := make([]float64, d)
 	for i := range n {
 		for j := range d {
 			v := x.At(i, j)
 			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
-			mean[j] += v / n
 		}
 	}
-	xc := mat.NewDense(n, d, nil)
-	xc.Apply(func(_, j int, v float64) float64 { return v - mean[j] }, x)
-	var gram mat.SymDense
-	gram.SymOuterK(1, xc.T())
-	var chol mat.Cholesky
-	if !chol.Factorize(&gram) {
-		t.Fatal("X_cᵀX_c is not positive definite")
-	}
+	hat := olsHat(t, x)
 	mid := (lo[1] + hi[1]) / 2
 	pts := [][]float64{
 		x.RawRowView(0), x.RawRowView(n / 2), // training rows
@@ -76,12 +67,7 @@ func TestPredictOutsideLinear(t *testing.T) {
 		for j, v := range p {
 			excess = max(excess, (lo[j]-v)/(hi[j]-lo[j]), (v-hi[j])/(hi[j]-lo[j]))
 		}
-		zc := mat.NewVecDense(d, []float64{p[0] - mean[0], p[1] - mean[1]})
-		var sol mat.VecDense
-		if err := chol.SolveVecTo(&sol, zc); err != nil {
-			t.Fatal(err)
-		}
-		h := 1/float64(n) + mat.Dot(zc, &sol)
+		h := hat(p)
 		if e := math.Abs(ex.Distance[i] - excess); !(e <= 1e-12) {
 			t.Errorf("point %d: range excess %.15g, want %.15g", i, ex.Distance[i], excess)
 		}
