@@ -85,19 +85,20 @@ func (s *selector) ridesAlong() bool {
 }
 
 // ridesCheaply reports whether one more vector in the folds' block
-// products costs little on storage of kind k over n rows: dense storage
-// of rideMinRows rows or more reads the matrix once for the block and
-// does the arithmetic from the cache, and hybrid and matrix-free storage
-// compute their kernel entries once for the block. A smaller dense
-// matrix stays in the cache, where a block's cost is its arithmetic: the
-// ride made concrete's and meats' default selects 12 % slower than
-// fitting the members apart. float32 storage passes over each chunk once
-// per vector: there the ride cost protein's default select as much as
-// the members' own fits saved, and 1 GiB more memory (docs/scale.md).
-// The linear kernel's features fit all rows in a few cheap products of
-// their own.
+// products was measured to cost little on storage of kind k over n rows:
+// dense storage of rideMinRows rows or more, which reads the matrix once
+// for the block and does the arithmetic from the cache (kin8nm's select
+// 10 % faster). A smaller dense matrix stays in the cache, where a block's
+// cost is its arithmetic: the ride made concrete's and meats' default
+// selects 12 % slower than fitting the members apart. float32 storage
+// passes over each chunk once per vector: there the ride cost protein's
+// default select as much as the members' own fits saved, and 1 GiB more
+// memory (docs/scale.md). Hybrid and matrix-free storage compute their
+// entries once per block and may well gain too, but that is not measured,
+// so their members are fitted apart as before; the linear kernel's
+// features fit all rows in a few cheap products of their own.
 func ridesCheaply(k kernelop.Kind, n int) bool {
-	return k == kernelop.KindDense && n >= rideMinRows || k == kernelop.KindHybrid || k == kernelop.KindMatrixFree
+	return k == kernelop.KindDense && n >= rideMinRows
 }
 
 // rideMinRows is the smallest dense matrix the fits to all rows ride on
