@@ -46,8 +46,13 @@ type oldPredictions struct {
 
 // TestOldModelFilesPredictAsBefore loads every committed file of format
 // versions 2 and 3 and predicts, for every m and with bands at the chosen
-// m, what the code that wrote the version 3 files predicted from them: bit
-// for bit under a build recorded in predictions.json, to 1e-8 under others.
+// m, what the code that wrote the version 3 files predicted from them:
+// the predictions bit for bit under a build recorded in predictions.json,
+// to 1e-8 under others. The bands are held to 1e-8 under every build:
+// f82837c changed how they are computed, and since then their standard
+// errors differ from the old code's in the last bits, and by 3e-9 for
+// the fit that stopped (found on an AVX-512 machine, whose build the
+// file records; the AVX2 machines before compared to 1e-8 anyway).
 func TestOldModelFilesPredictAsBefore(t *testing.T) {
 	raw, err := os.ReadFile("testdata/oldformat/predictions.json")
 	if err != nil {
@@ -63,11 +68,12 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 		want = doc.Predictions["amd64/avx512/best=avx512/blas=go"]
 		t.Logf("build %s has no recorded predictions: comparing to 1e-8, not bit for bit", key)
 	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-8*math.Max(1, math.Abs(want)) }
 	same := func(got, want float64) bool {
 		if exact {
 			return math.Float64bits(got) == math.Float64bits(want)
 		}
-		return math.Abs(got-want) <= 1e-8*math.Max(1, math.Abs(want))
+		return near(got, want)
 	}
 	files, err := filepath.Glob("testdata/oldformat/model-v*.json")
 	if err != nil {
@@ -114,7 +120,7 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 		}
 		for i, wb := range w.Bands {
 			g := b[i]
-			if !same(g.Yhat, wb.Yhat) || !same(g.SE, wb.SE) || !same(g.Lower, wb.Lower) || !same(g.Upper, wb.Upper) {
+			if !same(g.Yhat, wb.Yhat) || !near(g.SE, wb.SE) || !near(g.Lower, wb.Lower) || !near(g.Upper, wb.Upper) {
 				t.Errorf("%s band %d at m=%d: %+v, commit %s gave %+v", name, i, f.BandsM, g, doc.Commit, wb)
 			}
 			compared++
