@@ -364,6 +364,28 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		}
 	}
 	asPlain("one target", y, sel.Mean)
+	// Hybrid storage (a third of the matrix cached) and matrix-free
+	// storage compute their entries once for a block: the fits ride there
+	// too.
+	for _, st := range []struct {
+		storage Storage
+		limit   int64
+	}{{StorageHybrid, 120 * 120 * 8 / 3}, {StorageMatrixFree, 0}} {
+		o := so
+		o.Storage, o.MemoryLimit = st.storage, st.limit
+		sel, err := Select(ctx, x, y, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := string(st.storage) + " storage"
+		if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+			t.Fatalf("%s: no mean of several models", name)
+		}
+		if want := cvPasses(sel); sel.Passes != want {
+			t.Errorf("%s: %d passes, want %d: a build and a block product per step at each grid point, nothing after", name, sel.Passes, want)
+		}
+		asPlain(name, y, sel.Mean)
+	}
 	// Two targets, with repeated folds: each target's fit rides once.
 	y2 := make([]float64, len(y))
 	for i := range y2 {

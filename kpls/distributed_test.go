@@ -116,6 +116,53 @@ func TestDistributedSelectReproducesOneProcess(t *testing.T) {
 	}
 }
 
+// TestDistributedSelectMeanRides: over ranks, the fits to all rows ride in
+// the folds' block products as on one process (whose dense matrix they
+// ride too, with the threshold lowered): the same passes, the same
+// members at the same m, and each member predicts as one process's to
+// 1e-9 (the ranks sum the products in another order).
+func TestDistributedSelectMeanRides(t *testing.T) {
+	x, y := gaussData(300, 4, 33)
+	z, _ := gaussData(20, 4, 34)
+	defer func(r int) { rideMinRows = r }(rideMinRows)
+	rideMinRows = 100
+	so := SelectOptions{Options: Options{Seed: 2}, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40, AverageWithin: 0.5, AverageBy: AverageAll}
+	ref, err := Select(context.Background(), x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Mean == nil || len(ref.Mean.Members()) < 2 {
+		t.Fatal("one process: no mean of several models")
+	}
+	sels := onRanks(t, 2, func(ctx context.Context) (*Selection, error) { return Select(ctx, x, y, so) })
+	for p, sel := range sels {
+		if sel.Passes != ref.Passes {
+			t.Errorf("rank %d: %d passes, one process %d", p, sel.Passes, ref.Passes)
+		}
+		got, want := sel.Mean.Members(), ref.Mean.Members()
+		if len(got) != len(want) {
+			t.Fatalf("rank %d: %d members, one process %d", p, len(got), len(want))
+		}
+		for k, m := range got {
+			c := m.Chosen().M
+			if w := want[k]; c != w.Chosen().M || m.Options().Kernel != w.Options().Kernel {
+				t.Fatalf("rank %d: member %d is %v at m = %d, one process %v at m = %d", p, k+1, m.Options().Kernel, c, w.Options().Kernel, w.Chosen().M)
+			}
+			g, err := m.Predict(context.Background(), z, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := want[k].Predict(context.Background(), z, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(g, w); !(d <= 1e-9) {
+				t.Errorf("rank %d: member %d predicts %.3g apart from one process's", p, k+1, d)
+			}
+		}
+	}
+}
+
 func compareBands(t *testing.T, what string, got, want []Band, tol float64) {
 	t.Helper()
 	flat := func(bs []Band) []float64 {

@@ -85,25 +85,37 @@ func (s *selector) ridesAlong() bool {
 }
 
 // ridesCheaply reports whether one more vector in the folds' block
-// products was measured to cost little on storage of kind k over n rows:
-// dense storage of rideMinRows rows or more, which reads the matrix once
-// for the block and does the arithmetic from the cache (kin8nm's select
-// 10 % faster). A smaller dense matrix stays in the cache, where a block's
-// cost is its arithmetic: the ride made concrete's and meats' default
-// selects 12 % slower than fitting the members apart. float32 storage
+// products was measured to cost little on storage of kind k over n rows,
+// from rideMinRows rows on:
+//   - dense storage reads the matrix once for the block and does the
+//     arithmetic from the cache (kin8nm's select 10 % faster);
+//   - hybrid and matrix-free storage compute their entries once for the
+//     block, and a vector more is two multiply–adds next to an exp
+//     (kin8nm's select 13 % faster on hybrid with half the matrix cached,
+//     20 % on matrix-free).
+//
+// A smaller matrix stays in the cache, or is cheap to recompute, and a
+// block's cost is its arithmetic: the ride made concrete's and meats'
+// default selects 12 % slower on dense storage than fitting the members
+// apart, and meats' 15 % slower on matrix-free storage. float32 storage
 // passes over each chunk once per vector: there the ride cost protein's
 // default select as much as the members' own fits saved, and 1 GiB more
-// memory (docs/scale.md). Hybrid and matrix-free storage compute their
-// entries once per block and may well gain too, but that is not measured,
-// so their members are fitted apart as before; the linear kernel's
-// features fit all rows in a few cheap products of their own.
+// memory (docs/scale.md). The linear kernel's features fit all rows in a
+// few cheap products of their own. A matrix spread over MPI ranks is
+// hybrid or matrix-free on each rank, and rides as one process does
+// (untimed).
 func ridesCheaply(k kernelop.Kind, n int) bool {
-	return k == kernelop.KindDense && n >= rideMinRows
+	switch k {
+	case kernelop.KindDense, kernelop.KindHybrid, kernelop.KindMatrixFree:
+		return n >= rideMinRows
+	}
+	return false
 }
 
-// rideMinRows is the smallest dense matrix the fits to all rows ride on
-// (ridesCheaply): from 2,048 rows its triangle (16 MiB) no longer stays in
-// this machine's 32 MiB cache between products. A variable for tests.
+// rideMinRows is the smallest matrix the fits to all rows ride on
+// (ridesCheaply): from 2,048 rows a dense triangle (16 MiB) no longer
+// stays in this machine's 32 MiB cache between products. A variable for
+// tests.
 var rideMinRows = 2048
 
 // pointResult is one target's outcome at one grid point.
