@@ -37,7 +37,8 @@
 //     gives the exp throughput of one core on data in L1, and
 //     BenchmarkRBFCross the same construction without symmetry.
 //   - BenchmarkCenter reads K twice and writes it once: bandwidth bound.
-//   - BenchmarkSelect is the default kpls.Select on kin8nm, with its
+//   - BenchmarkSelect is `kpls select`'s default search on kin8nm
+//     (kpls.Select averaging within DefaultAverageWithin), with its
 //     passes over a kernel matrix and the peak RSS; the protein select
 //     (minutes) is `kpls-lab scale --only protein-default`. The CV step
 //     against a single fit's step is kpls's BenchmarkCVStep (it needs the
