@@ -456,7 +456,11 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		if a.By == string(kpls.AverageStacked) {
 			how = fmt.Sprintf("that stacking weighs among those within %.4g %% of the best RMSECV", 100*a.Within)
 		}
-		fmt.Fprintf(w, "average    the mean of %d models %s: %s; training RMSE %s, R² %s; %s\n", len(ms), how,
+		what := fmt.Sprintf("the mean of %d models %s", len(ms), how)
+		if len(ms) == 1 {
+			what = "the best alone: no other grid point " + how
+		}
+		fmt.Fprintf(w, "average    %s: %s; training RMSE %s, R² %s; %s\n", what,
 			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
 	}
 	if cfg.modelOut != "" {
