@@ -6,6 +6,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/simd"
 )
 
 // dense is K_c stored in full, n×n row-major float64.
@@ -39,14 +40,12 @@ func (d *dense) Bytes() int64 { return 8 * (int64(d.n)*int64(d.n) + int64(len(d.
 
 // symmMaxVectors is the largest block Mul multiplies through Dsymm. With
 // the "go" backend, reading the triangle once for the block costs, per
-// extra vector, the arithmetic of one pass (about 4 ms at n = 8192, 45 %
-// of the FMA peak) where Dgemm reads both triangles: at n = 8192, 2
-// vectors 16 against 30 ms, 5 vectors 29 against 42 ms, 7 vectors 35
-// against 42 ms; at 9 the two are level (46 and 48 ms), and at n = 2048
-// Dgemm's register blocking already wins there (2.4 against 3.0 ms;
-// BenchmarkOperatorVectors and simd's GemmNT against SymvBlock,
-// 2026-11-26).
-const symmMaxVectors = 8
+// extra vector, the arithmetic of one pass where Dgemm reads both
+// triangles; from some block on, Dgemm's register blocking wins. Where
+// depends on the SIMD path, fixed at start-up (simd.SymvBlockMaxVectors):
+// 8 on AVX2, 12 on AVX-512, where the approximate DoF's blocks of 9
+// (probes and y_c) gain the one read.
+var symmMaxVectors = simd.SymvBlockMaxVectors()
 
 // symmMinN is the order from which Mul takes blocks through Dsymm. Below
 // it the matrix stays in this machine's 32 MiB L3 between products and

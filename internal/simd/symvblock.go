@@ -11,6 +11,25 @@ import (
 // is read from memory once, not k times.
 const symvBlockCols = 256
 
+// SymvBlockMaxVectors is the largest block for which SymvBlock was
+// measured faster than GemmNT (which reads both triangles, with register
+// blocking) on the path in use, from n = 2048 on:
+//   - AVX-512 (2026-11-27, a 2-core AMD EPYC): 9 vectors at n = 8192 take
+//     27 ms against 37, 12 vectors 32 against 37, 14 35 against 40, and
+//     the two are level at 16; at n = 2048 and 4096 SymvBlock still wins
+//     at 12 (2.0 against 2.1 ms, 8.8 against 9.4 ms);
+//   - AVX2 and the generic twins (2026-11-26, a 2-core AVX2 EPYC): 5
+//     vectors at n = 8192 take 29 ms against 42, 7 35 against 42, and at 9
+//     the two are level (46 and 48 ms) while at n = 2048 GemmNT wins (2.4
+//     against 3.0 ms). On the AVX2 path of the AVX-512 machine GemmNT won
+//     at 14 (45 against 51 ms).
+func SymvBlockMaxVectors() int {
+	if useAVX512 {
+		return 12
+	}
+	return 8
+}
+
 // SymvBlock sets y_q = alpha·A·x_q + beta·y_q for the k vectors x_q (row q
 // of the k×n row-major X, rows ldx apart) and y_q (rows of Y, ldy apart),
 // for the symmetric n×n row-major A of which it reads only the upper
