@@ -92,7 +92,7 @@ func (s *selector) ridesAlong() bool {
 //   - hybrid and matrix-free storage compute their entries once for the
 //     block, and a vector more is two multiply–adds next to an exp
 //     (kin8nm's select 13 % faster on hybrid with half the matrix cached,
-//     20 % on matrix-free).
+//     22 % on matrix-free).
 //
 // A smaller matrix stays in the cache, or is cheap to recompute, and a
 // block's cost is its arithmetic: the ride made concrete's and meats'
