@@ -91,8 +91,8 @@ func (s *selector) ridesAlong() bool {
 //     arithmetic from the cache (kin8nm's select 10 % faster);
 //   - hybrid and matrix-free storage compute their entries once for the
 //     block, and a vector more is two multiply–adds next to an exp
-//     (kin8nm's select 13 % faster on hybrid with half the matrix cached,
-//     22 % on matrix-free).
+//     (kin8nm's select 15 % faster on hybrid with half the triangle
+//     cached, 13 % with nearly all of it, 22 % on matrix-free).
 //
 // A smaller matrix stays in the cache, or is cheap to recompute, and a
 // block's cost is its arithmetic: the ride made concrete's and meats'
