@@ -212,14 +212,21 @@ func rank4x2(b []float64, ldb int, c []float64, ldc, n int, xs *[8]float64) {
 }
 
 //go:noescape
-func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64, pf *float64, pfRows int)
 
 //go:noescape
-func symRank8AVX512(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+func symRank8AVX512(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64, pf *float64, pfRows int)
 
 // symRank8 is symRank8Generic with the multiple-of-8 (AVX-512) or of 4
 // (AVX2) prefix in assembly.
 func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64) {
+	symRank8Prefetch(a, lda, x, y, xs, out, nil, 0)
+}
+
+// symRank8Prefetch is symRank8 that also prefetches into L2, as far along
+// them as it reads a's rows, the rows (2 or 4, lda apart) starting at
+// next[0]; with next nil or rows 0 it prefetches nothing.
+func symRank8Prefetch(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64, next []float64, rows int) {
 	m := len(x) &^ 3
 	if !useAVX2 || m == 0 {
 		symRank8Generic(a, lda, x, y, xs, out)
@@ -227,11 +234,17 @@ func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]f
 	}
 	_ = a[7*lda+len(x)-1]
 	_ = y[len(x)-1]
+	var pf *float64
+	if len(next) > 0 && (rows == 2 || rows == 4) {
+		pf = &next[0]
+	} else {
+		rows = 0
+	}
 	if m8 := len(x) &^ 7; useAVX512 && m8 > 0 {
 		m = m8
-		symRank8AVX512(&a[0], lda, &x[0], &y[0], m, xs, out)
+		symRank8AVX512(&a[0], lda, &x[0], &y[0], m, xs, out, pf, rows)
 	} else {
-		symRank8AVX2(&a[0], lda, &x[0], &y[0], m, xs, out)
+		symRank8AVX2(&a[0], lda, &x[0], &y[0], m, xs, out, pf, rows)
 	}
 	if m < len(x) {
 		var t [8]float64

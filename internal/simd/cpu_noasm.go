@@ -38,6 +38,10 @@ func symRank8(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]f
 	symRank8Generic(a, lda, x, y, xs, out)
 }
 
+func symRank8Prefetch(a []float64, lda int, x, y []float64, xs *[8][4]float64, out *[8]float64, _ []float64, _ int) {
+	symRank8Generic(a, lda, x, y, xs, out)
+}
+
 func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
 	dot3x4Generic(a, lda, b, ldb, n, out)
 }

@@ -212,13 +212,33 @@ loop:
 	VFMADD231PD Y10, Y8, acc \
 	VFMADD231PD off(BX), Y10, Y9
 
-// func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64)
+// SYMBODY8 is one step of four columns of symRank8AVX2's loop.
+#define SYMBODY8 \
+	VMOVUPD (SI), Y8 \
+	VMOVUPD (DI), Y9 \
+	SYMROW8((R8), Y0, 0) \
+	SYMROW8((R8)(DX*1), Y1, 32) \
+	SYMROW8((R8)(DX*2), Y2, 64) \
+	SYMROW8((R8)(R11*1), Y3, 96) \
+	SYMROW8((R9), Y4, 128) \
+	SYMROW8((R9)(DX*1), Y5, 160) \
+	SYMROW8((R9)(DX*2), Y6, 192) \
+	SYMROW8((R9)(R11*1), Y7, 224) \
+	VMOVUPD Y9, (DI) \
+	ADDQ    $32, R8 \
+	ADDQ    $32, R9 \
+	ADDQ    $32, SI \
+	ADDQ    $32, DI
+
+// func symRank8AVX2(a *float64, lda int, x, y *float64, n int, xs *[8][4]float64, out *[8]float64, pf *float64, pfRows int)
 //
 // symRank4AVX2 for eight rows: out[r] = Σ_k a[r·lda+k]·x[k] and
 // y[k] += Σ_r xs[r][0]·a[r·lda+k], with xs[r] holding xs[r][0] in all four
 // lanes. Each vector of y is loaded and stored once per eight rows instead
-// of once per four. n is a positive multiple of 4.
-TEXT ·symRank8AVX2(SB), NOSPLIT, $0-56
+// of once per four. n is a positive multiple of 4. With pfRows 2 or 4,
+// every other step (one line, eight columns) prefetches into L2 that
+// line of the pfRows rows (lda apart) from pf, as symRank8AVX512 does.
+TEXT ·symRank8AVX2(SB), NOSPLIT, $0-72
 	MOVQ   a+0(FP), R8
 	MOVQ   lda+8(FP), DX
 	SHLQ   $3, DX
@@ -237,25 +257,48 @@ TEXT ·symRank8AVX2(SB), NOSPLIT, $0-56
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
 
-loop:
-	VMOVUPD (SI), Y8
-	VMOVUPD (DI), Y9
-	SYMROW8((R8), Y0, 0)
-	SYMROW8((R8)(DX*1), Y1, 32)
-	SYMROW8((R8)(DX*2), Y2, 64)
-	SYMROW8((R8)(R11*1), Y3, 96)
-	SYMROW8((R9), Y4, 128)
-	SYMROW8((R9)(DX*1), Y5, 160)
-	SYMROW8((R9)(DX*2), Y6, 192)
-	SYMROW8((R9)(R11*1), Y7, 224)
-	VMOVUPD Y9, (DI)
-	ADDQ    $32, R8
-	ADDQ    $32, R9
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	SUBQ    $4, CX
-	JNZ     loop
+	MOVQ pf+56(FP), R12
+	MOVQ pfRows+64(FP), R13
+	CMPQ R13, $2
+	JEQ  prefetch2
+	CMPQ R13, $4
+	JEQ  prefetch4
 
+loop:
+	SYMBODY8
+	SUBQ $4, CX
+	JNZ  loop
+	JMP  done
+
+	// n is a multiple of 4, not of 8: the prefetching loops take eight
+	// columns a step while at least eight remain, then the plain loop
+	// finishes.
+prefetch2:
+	CMPQ       CX, $8
+	JLT        loop
+	PREFETCHT1 (R12)
+	PREFETCHT1 (R12)(DX*1)
+	ADDQ       $64, R12
+	SYMBODY8
+	SYMBODY8
+	SUBQ       $8, CX
+	JNZ        prefetch2
+	JMP        done
+
+prefetch4:
+	CMPQ       CX, $8
+	JLT        loop
+	PREFETCHT1 (R12)
+	PREFETCHT1 (R12)(DX*1)
+	PREFETCHT1 (R12)(DX*2)
+	PREFETCHT1 (R12)(R11*1)
+	ADDQ       $64, R12
+	SYMBODY8
+	SYMBODY8
+	SUBQ       $8, CX
+	JNZ        prefetch4
+
+done:
 	MOVQ out+48(FP), AX
 	HSUMTO(Y0, Y1, Y2, Y3)
 	VMOVUPD Y0, (AX)

@@ -11,6 +11,11 @@ import (
 // is read from memory once, not k times.
 const symvBlockCols = 256
 
+// symvPrefetch has each group of eight rows fetch, spread over its
+// vectors' passes, the group read next (see symvBlockRows); benchmarks
+// clear it to measure what that gains.
+var symvPrefetch = true
+
 // SymvBlockMaxVectors is the largest block for which SymvBlock was
 // measured faster than GemmNT (which reads both triangles, with register
 // blocking) on the path in use, from n = 2048 on:
@@ -109,9 +114,30 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 		for c0 := i + 8; c0 < n; c0 += symvBlockCols {
 			c1 := min(n, c0+symvBlockCols)
 			blk := a[i*lda+c0:]
+			// Memory would idle while the vectors after the first reuse
+			// this block from the cache: the passes of the first four
+			// vectors (two, for fewer than four) each prefetch a quarter
+			// (a half) of the block read next, the next column block or
+			// the next group's first.
+			var next []float64
+			switch {
+			case !symvPrefetch:
+			case c1 < n:
+				next = a[i*lda+c1:]
+			case i+16 <= r1:
+				next = a[(i+8)*lda+i+16:]
+			}
+			share := 2
+			if k < 4 {
+				share = 4
+			}
 			for q := range k {
 				aq := acc[q*n : q*n+n]
-				symRank8(blk, lda, x[q*ldx+c0:q*ldx+c1], aq[c0:c1], &xs[q], &d)
+				var pf []float64
+				if next != nil && q*share < 8 {
+					pf = next[q*share*lda:]
+				}
+				symRank8Prefetch(blk, lda, x[q*ldx+c0:q*ldx+c1], aq[c0:c1], &xs[q], &d, pf, share)
 				for r, v := range d {
 					aq[i+r] += v
 				}
