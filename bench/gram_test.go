@@ -71,7 +71,7 @@ func BenchmarkGram(b *testing.B) {
 					for b.Loop() {
 						if impl == "naive" {
 							naiveRBF(k, x, n, d, width)
-						} else if err := gram.RBF(context.Background(), k, x, n, d, width); err != nil {
+						} else if err := gram.RBF(context.Background(), k, n, x, n, d, width); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -88,13 +88,13 @@ func BenchmarkCenter(b *testing.B) {
 	for _, n := range []int{1024, 8192} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			k, colMean := kmatrix(n), make([]float64, n)
-			if err := gram.RBF(context.Background(), k, points(n, 8), n, 8, 8); err != nil {
+			if err := gram.RBF(context.Background(), k, n, points(n, 8), n, 8, 8); err != nil {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(8 * n * n))
 			b.ReportAllocs()
 			for b.Loop() {
-				gram.CenterStats(k, n, colMean)
+				gram.CenterStats(k, n, n, colMean)
 			}
 		})
 	}

@@ -59,13 +59,14 @@ func buildOperator(b *testing.B, kind kernelop.Kind, x []float64, n, d int) kern
 	var err error
 	switch kind {
 	case kernelop.KindDense:
-		k := make([]float64, n*n)
-		if err := gram.RBF(ctx, k, x, n, d, width); err != nil {
+		ld := kernelop.DenseStride(n) // as kpls builds it
+		k := make([]float64, n*ld)
+		if err := gram.RBF(ctx, k, ld, x, n, d, width); err != nil {
 			b.Fatal(err)
 		}
 		mean := make([]float64, n)
-		g, tr, f2 := gram.CenterStats(k, n, mean)
-		op = kernelop.NewDense(k, n, kernelop.Stats{ColMean: mean, Grand: g, Trace: tr, Frob2: f2}, blas.Default())
+		g, tr, f2 := gram.CenterStats(k, ld, n, mean)
+		op = kernelop.NewDense(k, ld, n, kernelop.Stats{ColMean: mean, Grand: g, Trace: tr, Frob2: f2}, blas.Default())
 	case kernelop.KindFloat32:
 		op, err = kernelop.NewFloat32(ctx, rows, nil, nil)
 	case kernelop.KindMatrixFree:

@@ -220,7 +220,7 @@ func TestResidualForms(t *testing.T) {
 		z[i] = float64(2*rng.IntN(2) - 1)
 	}
 	bl := blas.Default()
-	forms, a1, a2, err := residualRecurrence{op: kernelop.NewDense(k, n, kernelop.Stats{}, bl), bl: bl, lz: lz, mMax: steps}.forms(context.Background(), z, rows, rows-1)
+	forms, a1, a2, err := residualRecurrence{op: kernelop.NewDense(k, n, n, kernelop.Stats{}, bl), bl: bl, lz: lz, mMax: steps}.forms(context.Background(), z, rows, rows-1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,9 +43,9 @@ type behaviour interface {
 	// (widths excepted: resolveKernel fills those) and its parameters
 	// checked.
 	resolve(n, d int) (Kernel, error)
-	// matrix fills dst (n×n) with the uncentred kernel matrix of the rows
-	// of x (n×d).
-	matrix(ctx context.Context, dst, x []float64, n, d int) error
+	// matrix fills dst (n×n, rows ld apart) with the uncentred kernel
+	// matrix of the rows of x (n×d).
+	matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error
 	// cross fills c (m×n) with k(z_i, x_j).
 	cross(c, z []float64, m int, x []float64, n, d int)
 	// rows gives the kernel's rows and blocks over x, for the storage
@@ -207,7 +207,7 @@ func kernelLabel(k Kernel) string { return mustBehave(k).label() }
 // kernelMatrix fills dst (n×n) with the uncentred kernel matrix of the
 // rows of x (n×d).
 func kernelMatrix(ctx context.Context, dst []float64, k Kernel, x []float64, n, d int) error {
-	return mustBehave(k).matrix(ctx, dst, x, n, d)
+	return mustBehave(k).matrix(ctx, dst, n, x, n, d)
 }
 
 // crossKernel fills c (m×n) with k(z_i, x_j).

@@ -40,8 +40,8 @@ func (k Func) label() string                              { return k.Name() }
 func (Func) inputs() inputKind                            { return inputFeatures }
 func (k Func) rows(x []float64, n, d int) kernelop.Blocks { return crossRows{k: k, x: x, n: n, d: d} }
 
-func (k Func) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Func(ctx, dst, x, n, d, k.Eval)
+func (k Func) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Func(ctx, dst, ld, x, n, d, k.Eval)
 }
 
 func (k Func) cross(c, z []float64, m int, x []float64, n, d int) {
@@ -66,8 +66,8 @@ func (k evaluatorKernel) rows(x []float64, n, d int) kernelop.Blocks {
 	return crossRows{k: k.Evaluator, x: x, n: n, d: d}
 }
 
-func (k evaluatorKernel) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Func(ctx, dst, x, n, d, k.Eval)
+func (k evaluatorKernel) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Func(ctx, dst, ld, x, n, d, k.Eval)
 }
 
 func (k evaluatorKernel) cross(c, z []float64, m int, x []float64, n, d int) {

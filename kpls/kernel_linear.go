@@ -24,8 +24,8 @@ func (Linear) featureDim(d int) int { return d }
 // apply in the primal.
 func (Linear) inputs() inputKind { return inputLinear }
 
-func (Linear) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Linear(ctx, dst, x, n, d)
+func (Linear) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Linear(ctx, dst, ld, x, n, d)
 }
 
 func (Linear) cross(c, z []float64, m int, x []float64, n, d int) {

@@ -73,8 +73,8 @@ func (k Polynomial) label() string {
 
 func (Polynomial) inputs() inputKind { return inputFeatures }
 
-func (k Polynomial) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Polynomial(ctx, dst, x, n, d, k.Degree, 1/float64(d), k.Offset)
+func (k Polynomial) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Polynomial(ctx, dst, ld, x, n, d, k.Degree, 1/float64(d), k.Offset)
 }
 
 func (k Polynomial) cross(c, z []float64, m int, x []float64, n, d int) {

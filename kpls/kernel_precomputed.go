@@ -30,7 +30,7 @@ func (k Precomputed) resolve(n, d int) (Kernel, error) {
 
 // matrix copies the given matrix, which must be symmetric to rounding:
 // the fit reads one triangle.
-func (Precomputed) matrix(_ context.Context, dst, x []float64, n, _ int) error {
+func (Precomputed) matrix(_ context.Context, dst []float64, ld int, x []float64, n, _ int) error {
 	var scale float64
 	for _, v := range x[:n*n] {
 		scale = math.Max(scale, math.Abs(v))
@@ -43,7 +43,9 @@ func (Precomputed) matrix(_ context.Context, dst, x []float64, n, _ int) error {
 			}
 		}
 	}
-	copy(dst[:n*n], x[:n*n])
+	for i := range n {
+		copy(dst[i*ld:i*ld+n], x[i*n:i*n+n])
+	}
 	return nil
 }
 

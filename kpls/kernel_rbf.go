@@ -25,8 +25,8 @@ func (RBF) featureDim(int) int                 { return 0 }
 func (k RBF) label() string                    { return widthLabel(k) }
 func (RBF) inputs() inputKind                  { return inputFeatures }
 
-func (k RBF) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.RBF(ctx, dst, x, n, d, k.Width)
+func (k RBF) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.RBF(ctx, dst, ld, x, n, d, k.Width)
 }
 
 func (k RBF) cross(c, z []float64, m int, x []float64, n, d int) {

@@ -39,8 +39,8 @@ func (k Laplacian) label() string                    { return widthLabel(k) }
 func (Laplacian) inputs() inputKind                  { return inputFeatures }
 func (k Laplacian) profile() gram.Profile            { return gram.LaplacianProfile(k.Width) }
 
-func (k Laplacian) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Stationary(ctx, dst, x, n, d, k.profile())
+func (k Laplacian) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Stationary(ctx, dst, ld, x, n, d, k.profile())
 }
 
 func (k Laplacian) cross(c, z []float64, m int, x []float64, n, d int) {
@@ -94,8 +94,8 @@ func (k Matern) profile() gram.Profile {
 	return gram.Matern52Profile(k.Width)
 }
 
-func (k Matern) matrix(ctx context.Context, dst, x []float64, n, d int) error {
-	return gram.Stationary(ctx, dst, x, n, d, k.profile())
+func (k Matern) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	return gram.Stationary(ctx, dst, ld, x, n, d, k.profile())
 }
 
 func (k Matern) cross(c, z []float64, m int, x []float64, n, d int) {

@@ -206,13 +206,14 @@ func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, erro
 		op, err = kernelop.NewDistributed(ctx, rows(), budget, nil, comm, progress)
 	case kb.storage == StorageDense:
 		progress(0, 1)
-		k := kb.buf.float64s(n * n)
-		if err := kern.matrix(ctx, k, kb.x, n, kb.d); err != nil {
+		ld := kernelop.DenseStride(n)
+		k := kb.buf.float64s(n * ld)
+		if err := kern.matrix(ctx, k, ld, kb.x, n, kb.d); err != nil {
 			return nil, err
 		}
 		st := kernelop.Stats{ColMean: make([]float64, n)}
-		st.Grand, st.Trace, st.Frob2 = gram.CenterStats(k, n, st.ColMean)
-		op = kernelop.NewDense(k, n, st, kb.backend)
+		st.Grand, st.Trace, st.Frob2 = gram.CenterStats(k, ld, n, st.ColMean)
+		op = kernelop.NewDense(k, ld, n, st, kb.backend)
 		progress(1, 1)
 	case kb.storage == StorageFloat32:
 		op, err = kernelop.NewFloat32(ctx, rows(), kb.buf.float32s(n*(n+1)/2), progress)

@@ -487,7 +487,7 @@ func TestRunningLanczosMatrix(t *testing.T) {
 			for i, v := range c.y {
 				yc[i] = v - mean
 			}
-			kr, err := nipals(context.Background(), m.opts.Backend, kernelop.NewDense(k, n, kernelop.Stats{}, m.opts.Backend), yc, 12, nil)
+			kr, err := nipals(context.Background(), m.opts.Backend, kernelop.NewDense(k, n, n, kernelop.Stats{}, m.opts.Backend), yc, 12, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -539,6 +539,6 @@ func centredKernel(m *Model) ([]float64, error) {
 	if err := kernelMatrix(context.Background(), k, m.opts.Kernel, m.x, m.n, m.d); err != nil {
 		return nil, err
 	}
-	gram.Center(k, m.n, make([]float64, m.n))
+	gram.Center(k, m.n, m.n, make([]float64, m.n))
 	return k, nil
 }

@@ -33,7 +33,7 @@ func TestRitzCondBound(t *testing.T) {
 				for i := range y {
 					y[i] = rng.NormFloat64()
 				}
-				kr, err := nipals(context.Background(), bl, kernelop.NewDense(k, n, kernelop.Stats{}, bl), y, 60, nil)
+				kr, err := nipals(context.Background(), bl, kernelop.NewDense(k, n, n, kernelop.Stats{}, bl), y, 60, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

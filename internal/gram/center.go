@@ -2,11 +2,12 @@ package gram
 
 import "github.com/kpls-go/kpls/internal/simd"
 
-// Center replaces the symmetric n×n matrix k by JKJ, J = I − 11ᵀ/n, and
-// writes the column means of the uncentred matrix into colMean (length n).
+// Center replaces the symmetric n×n matrix k (rows ld apart) by JKJ,
+// J = I − 11ᵀ/n, and writes the column means of the uncentred matrix into
+// colMean (length n).
 // It returns the grand mean. These are what centring a new point needs.
-func Center(k []float64, n int, colMean []float64) (grand float64) {
-	grand, _, _ = CenterStats(k, n, colMean)
+func Center(k []float64, ld, n int, colMean []float64) (grand float64) {
+	grand, _, _ = CenterStats(k, ld, n, colMean)
 	return grand
 }
 
@@ -17,8 +18,9 @@ func Center(k []float64, n int, colMean []float64) (grand float64) {
 // k must be symmetric: the column means are computed as row means, which
 // reads k in order and splits over goroutines by rows. Both passes (row
 // sums, then the update) run on GOMAXPROCS goroutines for large n.
-func CenterStats(k []float64, n int, colMean []float64) (grand, trace, frob2 float64) {
-	if len(k) < n*n || len(colMean) < n {
+func CenterStats(k []float64, ld, n int, colMean []float64) (grand, trace, frob2 float64) {
+	checkSquare(k, ld, n)
+	if len(colMean) < n {
 		panic("gram: slice too short")
 	}
 	if n == 0 {
@@ -27,7 +29,7 @@ func CenterStats(k []float64, n int, colMean []float64) (grand, trace, frob2 flo
 	inv := 1 / float64(n)
 	rows(n, n*n, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			colMean[i] = simd.Sum(k[i*n:i*n+n]) * inv
+			colMean[i] = simd.Sum(k[i*ld:i*ld+n]) * inv
 		}
 	})
 	grand = simd.Sum(colMean[:n]) * inv
@@ -36,11 +38,11 @@ func CenterStats(k []float64, n int, colMean []float64) (grand, trace, frob2 flo
 	rowSq := make([]float64, n)
 	rows(n, n*n, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
-			rowSq[i] = simd.CenterRow(k[i*n:i*n+n], colMean, colMean[i]-grand)
+			rowSq[i] = simd.CenterRow(k[i*ld:i*ld+n], colMean, colMean[i]-grand)
 		}
 	})
 	for i := range n {
-		trace += k[i*n+i]
+		trace += k[i*ld+i]
 	}
 	return grand, trace, simd.Sum(rowSq)
 }

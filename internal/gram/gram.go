@@ -49,19 +49,19 @@ func rbfFinish(width float64) tileFunc {
 // the two are level at d = 22; at d = 64 the product takes half the time.
 const productMinDim = 24
 
-// RBF fills dst (n×n, row-major, both triangles) with
+// RBF fills dst (n×n, row-major with rows ld apart, both triangles) with
 // exp(-‖x_i − x_j‖² / (2·width)) for the rows of x (n×d, row-major).
 // Each distinct entry is computed once, tile by tile on GOMAXPROCS
 // goroutines; the context is checked between tiles. The diagonal is
 // exactly 1 and the matrix exactly symmetric.
-func RBF(ctx context.Context, dst, x []float64, n, d int, width float64) error {
-	return rbf(ctx, dst, x, n, d, width, d >= productMinDim)
+func RBF(ctx context.Context, dst []float64, ld int, x []float64, n, d int, width float64) error {
+	return rbf(ctx, dst, ld, x, n, d, width, d >= productMinDim)
 }
 
 // rbf is RBF with the way of computing squared distances chosen by the
 // caller (the tests compare both with the naive loop).
-func rbf(ctx context.Context, dst, x []float64, n, d int, width float64, viaProduct bool) error {
-	return stationary(ctx, dst, x, n, d, Profile(rbfFinish(width)), viaProduct)
+func rbf(ctx context.Context, dst []float64, ld int, x []float64, n, d int, width float64, viaProduct bool) error {
+	return stationary(ctx, dst, ld, x, n, d, Profile(rbfFinish(width)), viaProduct)
 }
 
 // ColumnMeans returns the means of the columns of x (n×d).
@@ -177,13 +177,14 @@ func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaP
 	})
 }
 
-// Linear fills dst (n×n) with x_iᵀx_j.
-func Linear(ctx context.Context, dst, x []float64, n, d int) error {
-	if len(dst) < n*n || len(x) < n*d {
+// Linear fills dst (n×n, rows ld apart) with x_iᵀx_j.
+func Linear(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {
+	checkSquare(dst, ld, n)
+	if len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	hugepage.Float64s(dst[:n*n])
-	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
+	hugepage.Float64s(dst[:span(ld, n)])
+	return symmetric(ctx, dst, ld, n, kernel{row: func(out []float64, i, c0 int) {
 		// out = X[c0:c0+len(out)] · x_i
 		simd.Gemv(len(out), d, 1, x[c0*d:], max(d, 1), x[i*d:i*d+d], 0, out)
 	}})

@@ -103,7 +103,7 @@ func TestRBF(t *testing.T) {
 				for i := range got {
 					got[i] = math.NaN()
 				}
-				if err := rbf(context.Background(), got, x, n, d, width, viaProduct); err != nil {
+				if err := rbf(context.Background(), got, n, x, n, d, width, viaProduct); err != nil {
 					t.Fatal(err)
 				}
 				want := naiveRBF(x, n, x, n, d, width)
@@ -144,7 +144,7 @@ func TestRBFClosePoints(t *testing.T) {
 	// The product form keeps its accuracy here only because it centres.
 	for _, viaProduct := range []bool{false, true} {
 		got := make([]float64, n*n)
-		if err := rbf(context.Background(), got, x, n, d, 1e-12, viaProduct); err != nil {
+		if err := rbf(context.Background(), got, n, x, n, d, 1e-12, viaProduct); err != nil {
 			t.Fatal(err)
 		}
 		for i := range got {
@@ -160,11 +160,11 @@ func TestRBFCancel(t *testing.T) {
 	x := randPoints(rand.New(rand.NewPCG(5, 6)), n, d)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := RBF(ctx, make([]float64, n*n), x, n, d, 1)
+	err := RBF(ctx, make([]float64, n*n), n, x, n, d, 1)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("RBF with cancelled context: %v", err)
 	}
-	if err := Linear(ctx, make([]float64, n*n), x, n, d); !errors.Is(err, context.Canceled) {
+	if err := Linear(ctx, make([]float64, n*n), n, x, n, d); !errors.Is(err, context.Canceled) {
 		t.Errorf("Linear with cancelled context: %v", err)
 	}
 }
@@ -215,7 +215,7 @@ func TestLinear(t *testing.T) {
 		for i := range got {
 			got[i] = math.NaN()
 		}
-		if err := Linear(context.Background(), got, x, n, d); err != nil {
+		if err := Linear(context.Background(), got, n, x, n, d); err != nil {
 			t.Fatal(err)
 		}
 		want := naiveLinear(x, n, x, n, d)
@@ -269,7 +269,7 @@ func TestCenter(t *testing.T) {
 		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
 			x := randPoints(rng, n, 3)
 			k := make([]float64, n*n)
-			if err := RBF(context.Background(), k, x, n, 3, 1.5); err != nil {
+			if err := RBF(context.Background(), k, n, x, n, 3, 1.5); err != nil {
 				t.Fatal(err)
 			}
 			want := naiveCenter(k, n)
@@ -287,7 +287,7 @@ func TestCenter(t *testing.T) {
 			}
 			wantGrand /= float64(n * n)
 			colMean := make([]float64, n)
-			grand, trace, frob2 := CenterStats(k, n, colMean)
+			grand, trace, frob2 := CenterStats(k, n, n, colMean)
 			if !(math.Abs(grand-wantGrand) <= 1e-14) {
 				t.Errorf("grand = %v, want %v", grand, wantGrand)
 			}
@@ -317,11 +317,11 @@ func TestCenterCross(t *testing.T) {
 	for _, m := range []int{1, 3, 400} {
 		x, z := randPoints(rng, n, d), randPoints(rng, m, d)
 		k := make([]float64, n*n)
-		if err := RBF(context.Background(), k, x, n, d, 1); err != nil {
+		if err := RBF(context.Background(), k, n, x, n, d, 1); err != nil {
 			t.Fatal(err)
 		}
 		colMean := make([]float64, n)
-		grand := Center(k, n, colMean)
+		grand := Center(k, n, n, colMean)
 		c := make([]float64, m*n)
 		RBFCross(c, z, m, x, n, d, 1)
 		want := append([]float64(nil), c...)

@@ -67,25 +67,26 @@ func Matern32Profile(width float64) Profile { return radial(math.Sqrt(3)/width, 
 // Matern52Profile is (1 + √5 r/width + 5r²/(3·width²))·exp(−√5 r/width).
 func Matern52Profile(width float64) Profile { return radial(math.Sqrt(5)/width, quadratic) }
 
-// Stationary fills dst (n×n, both triangles) with f(‖x_i − x_j‖²) for the
+// Stationary fills dst (n×n, rows ld apart, both triangles) with f(‖x_i − x_j‖²) for the
 // rows of x (n×d), as RBF does for its profile: each distinct entry once,
 // tile by tile on GOMAXPROCS goroutines, the diagonal exactly f(0) = 1.
-func Stationary(ctx context.Context, dst, x []float64, n, d int, f Profile) error {
-	return stationary(ctx, dst, x, n, d, f, d >= productMinDim)
+func Stationary(ctx context.Context, dst []float64, ld int, x []float64, n, d int, f Profile) error {
+	return stationary(ctx, dst, ld, x, n, d, f, d >= productMinDim)
 }
 
-func stationary(ctx context.Context, dst, x []float64, n, d int, f Profile, viaProduct bool) error {
-	if len(dst) < n*n || len(x) < n*d {
+func stationary(ctx context.Context, dst []float64, ld int, x []float64, n, d int, f Profile, viaProduct bool) error {
+	checkSquare(dst, ld, n)
+	if len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	hugepage.Float64s(dst[:n*n])
+	hugepage.Float64s(dst[:span(ld, n)])
 	k := kernel{finish: tileFunc(f), unitDiag: true}
 	if viaProduct {
 		k.block = sqDistBlock(augment(x, n, d, ColumnMeans(x, n, d)))
 	} else {
 		k.row = sqDistRow(x, d, transpose(x, n, d), n)
 	}
-	return symmetric(ctx, dst, n, k)
+	return symmetric(ctx, dst, ld, n, k)
 }
 
 // StationaryCross fills dst (m×n) with f(‖z_i − x_j‖²).
@@ -93,14 +94,15 @@ func StationaryCross(dst, z []float64, m int, x []float64, n, d int, f Profile) 
 	cross(dst, z, m, x, n, d, tileFunc(f), d >= productMinDim)
 }
 
-// Func fills dst (n×n) with f(x_i, x_j) for any kernel function, on the
+// Func fills dst (n×n, rows ld apart) with f(x_i, x_j) for any kernel function, on the
 // upper triangle (f is taken to be symmetric) and mirrored, tile by tile
 // on GOMAXPROCS goroutines: f must be safe for concurrent calls.
-func Func(ctx context.Context, dst, x []float64, n, d int, f func(a, b []float64) float64) error {
-	if len(dst) < n*n || len(x) < n*d {
+func Func(ctx context.Context, dst []float64, ld int, x []float64, n, d int, f func(a, b []float64) float64) error {
+	checkSquare(dst, ld, n)
+	if len(x) < n*d {
 		panic("gram: slice too short")
 	}
-	return symmetric(ctx, dst, n, kernel{row: func(out []float64, i, c0 int) {
+	return symmetric(ctx, dst, ld, n, kernel{row: func(out []float64, i, c0 int) {
 		xi := x[i*d : i*d+d]
 		for j := range out {
 			out[j] = f(xi, x[(c0+j)*d:(c0+j)*d+d])
@@ -144,12 +146,16 @@ func intPow(b float64, e int) float64 {
 	return r
 }
 
-// Polynomial fills dst (n×n) with (scale·x_iᵀx_j + offset)^degree.
-func Polynomial(ctx context.Context, dst, x []float64, n, d, degree int, scale, offset float64) error {
-	if err := Linear(ctx, dst, x, n, d); err != nil {
+// Polynomial fills dst (n×n, rows ld apart) with (scale·x_iᵀx_j + offset)^degree.
+func Polynomial(ctx context.Context, dst []float64, ld int, x []float64, n, d, degree int, scale, offset float64) error {
+	if err := Linear(ctx, dst, ld, x, n, d); err != nil {
 		return err
 	}
-	rows(n, n*n, func(r0, r1 int) { PolynomialFinish(dst[r0*n:r1*n], degree, scale, offset) })
+	rows(n, n*n, func(r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			PolynomialFinish(dst[i*ld:i*ld+n], degree, scale, offset)
+		}
+	})
 	return nil
 }
 

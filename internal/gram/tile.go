@@ -53,13 +53,13 @@ type kernel struct {
 	unitDiag bool     // the diagonal is exactly 1 and is not computed
 }
 
-// symmetric fills the n×n matrix dst from its upper triangle: k computes
+// symmetric fills the n×n matrix dst (rows ld apart) from its upper triangle: k computes
 // the entries on and right of the diagonal tile by tile, and each tile is
 // then mirrored into the lower triangle, so every distinct entry is
 // computed once. Tiles are handed out
 // to GOMAXPROCS goroutines, each writing only its own tile and that tile's
 // mirror image, and the context is checked before each tile.
-func symmetric(ctx context.Context, dst []float64, n int, k kernel) error {
+func symmetric(ctx context.Context, dst []float64, ld, n int, k kernel) error {
 	nb := (n + tileSize - 1) / tileSize
 	ntiles := nb * (nb + 1) / 2
 	// tiles lists the upper-triangle tiles (bi ≤ bj), row of tiles by row.
@@ -73,7 +73,7 @@ func symmetric(ctx context.Context, dst []float64, n int, k kernel) error {
 	var failed atomic.Bool
 	work := func() error {
 		t := &tiler{
-			dst: dst, n: n, kernel: k,
+			dst: dst, ld: ld, kernel: k,
 			stream: n*n >= streamMinEntries,
 			a:      make([]float64, tileSize*tileSize),
 			at:     make([]float64, tileSize*tileSize),
@@ -125,7 +125,7 @@ const streamMinEntries = 1 << 20
 type tiler struct {
 	kernel
 	dst    []float64
-	n      int
+	ld     int // dst's row stride
 	stream bool
 	a, at  []float64
 }
@@ -135,7 +135,7 @@ type tiler struct {
 // tile of the lower triangle, to dst. On a diagonal tile (r0 == c0) a
 // row function computes only the entries on and right of the diagonal.
 func (t *tiler) fill(r0, r1, c0, c1 int) {
-	h, w, n := r1-r0, c1-c0, t.n
+	h, w, ld := r1-r0, c1-c0, t.ld
 	a := t.a[:h*w]
 	onDiag := r0 == c0
 	if t.block != nil {
@@ -172,13 +172,13 @@ func (t *tiler) fill(r0, r1, c0, c1 int) {
 		}
 	}
 	for i := range h {
-		t.write(t.dst[(r0+i)*n+c0:(r0+i)*n+c1], a[i*w:i*w+w])
+		t.write(t.dst[(r0+i)*ld+c0:(r0+i)*ld+c1], a[i*w:i*w+w])
 	}
 	if !onDiag {
 		at := t.at[:w*h]
 		simd.Transpose(at, h, a, w, h, w)
 		for j := range w {
-			t.write(t.dst[(c0+j)*n+r0:(c0+j)*n+r1], at[j*h:j*h+h])
+			t.write(t.dst[(c0+j)*ld+r0:(c0+j)*ld+r1], at[j*h:j*h+h])
 		}
 	}
 }
@@ -207,4 +207,20 @@ func rows(m, entries int, f func(r0, r1 int)) {
 		wg.Go(func() { f(r0, r1) })
 	}
 	wg.Wait()
+}
+
+// span is the length of an n×n matrix whose rows are ld apart: the last
+// row needs no padding after it.
+func span(ld, n int) int {
+	if n == 0 {
+		return 0
+	}
+	return (n-1)*ld + n
+}
+
+// checkSquare panics unless dst can hold an n×n matrix with rows ld apart.
+func checkSquare(dst []float64, ld, n int) {
+	if ld < n || len(dst) < span(ld, n) {
+		panic("gram: bad stride or slice too short")
+	}
 }

@@ -103,7 +103,7 @@ func TestCancel(t *testing.T) {
 		}
 		kc := make([]float64, n*n)
 		rows.Rows(kc, 0, n)
-		ops := []Operator{f32, NewDense(kc, n, Stats{}, blas.Default())}
+		ops := []Operator{f32, NewDense(kc, n, n, Stats{}, blas.Default())}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		for _, op := range ops {

@@ -1,7 +1,8 @@
 package kernelop
 
-// DenseBytes is the memory of the dense float64 K_c: 8n² bytes.
-func DenseBytes(n int) int64 { return 8 * int64(n) * int64(n) }
+// DenseBytes is the memory of the dense float64 K_c: 8n² bytes and the
+// padding of its rows (DenseStride), at most 120n bytes.
+func DenseBytes(n int) int64 { return 8 * int64(n) * int64(DenseStride(n)) }
 
 // Float32Bytes is the memory of the packed float32 triangle: 2n(n+1) bytes.
 func Float32Bytes(n int) int64 { return 4 * (int64(n) * int64(n+1) / 2) }

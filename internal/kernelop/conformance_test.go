@@ -166,12 +166,24 @@ func kinds(t *testing.T, p *problem) map[string]Operator {
 	kc := make([]float64, n*n)
 	if _, ok := p.rows.(*gram.StationaryRows); ok {
 		p.rows.Rows(kc, 0, n) // the same kernel values; gram.RBF is tested in gram
-	} else if err := gram.Linear(ctx, kc, p.x, n, p.d); err != nil {
+	} else if err := gram.Linear(ctx, kc, n, p.x, n, p.d); err != nil {
 		t.Fatal(err)
 	}
 	mean := make([]float64, n)
-	g, tr, f2 := gram.CenterStats(kc, n, mean)
-	ops["dense"] = NewDense(kc, n, Stats{ColMean: mean, Grand: g, Trace: tr, Frob2: f2}, blas.Default())
+	g, tr, f2 := gram.CenterStats(kc, n, n, mean)
+	st0 := Stats{ColMean: mean, Grand: g, Trace: tr, Frob2: f2}
+	ops["dense"] = NewDense(kc, n, n, st0, blas.Default())
+	// The same rows apart by more than n, with NaN in the padding, which
+	// no product may read.
+	ld := n + 5
+	kp := make([]float64, n*ld)
+	for i := range kp {
+		kp[i] = math.NaN()
+	}
+	for i := range n {
+		copy(kp[i*ld:i*ld+n], kc[i*n:i*n+n])
+	}
+	ops["dense/padded"] = NewDense(kp, ld, n, st0, blas.Default())
 	must := func(op Operator, err error) Operator {
 		t.Helper()
 		if err != nil {
