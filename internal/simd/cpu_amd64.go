@@ -256,6 +256,42 @@ func symRank8Prefetch(a []float64, lda int, x, y []float64, xs *[8][4]float64, o
 }
 
 //go:noescape
+func symRank8x2AVX512(a *float64, lda int, x0, y0, x1, y1 *float64, n int, xs *[2][8][4]float64, out *[2][8]float64, pf *float64, pfRows int)
+
+// symRank8x2 is symRank8Prefetch for two vectors, (x0, y0) with xs[0] and
+// out[0], (x1, y1) with xs[1] and out[1]; on the AVX-512 path one pass
+// over the rows serves both.
+func symRank8x2(a []float64, lda int, x0, y0, x1, y1 []float64, xs *[2][8][4]float64, out *[2][8]float64, next []float64, rows int) {
+	n := len(x0)
+	m := n &^ 7
+	if !useAVX512 || m == 0 {
+		symRank8Prefetch(a, lda, x0, y0, &xs[0], &out[0], next, rows)
+		symRank8Prefetch(a, lda, x1, y1, &xs[1], &out[1], nil, 0)
+		return
+	}
+	_ = a[7*lda+n-1]
+	_, _, _ = y0[n-1], x1[n-1], y1[n-1]
+	var pf *float64
+	if len(next) > 0 && (rows == 2 || rows == 4 || rows == 8) {
+		pf = &next[0]
+	} else {
+		rows = 0
+	}
+	symRank8x2AVX512(&a[0], lda, &x0[0], &y0[0], &x1[0], &y1[0], m, xs, out, pf, rows)
+	if m < n {
+		var t [8]float64
+		symRank8Generic(a[m:], lda, x0[m:], y0[m:n], &xs[0], &t)
+		for r := range t {
+			out[0][r] += t[r]
+		}
+		symRank8Generic(a[m:], lda, x1[m:n], y1[m:n], &xs[1], &t)
+		for r := range t {
+			out[1][r] += t[r]
+		}
+	}
+}
+
+//go:noescape
 func dot3x4AVX2(a *float64, lda int, b *float64, ldb, n int, out *[12]float64)
 
 //go:noescape

@@ -42,6 +42,11 @@ func symRank8Prefetch(a []float64, lda int, x, y []float64, xs *[8][4]float64, o
 	symRank8Generic(a, lda, x, y, xs, out)
 }
 
+func symRank8x2(a []float64, lda int, x0, y0, x1, y1 []float64, xs *[2][8][4]float64, out *[2][8]float64, _ []float64, _ int) {
+	symRank8Generic(a, lda, x0, y0, &xs[0], &out[0])
+	symRank8Generic(a, lda, x1, y1, &xs[1], &out[1])
+}
+
 func dot3x4(a []float64, lda int, b []float64, ldb, n int, out *[12]float64) {
 	dot3x4Generic(a, lda, b, ldb, n, out)
 }

@@ -16,6 +16,11 @@ const symvBlockCols = 256
 // clear it to measure what that gains.
 var symvPrefetch = true
 
+// symvPairs has the AVX-512 path take the vectors through each group of
+// rows two at a time (symRank8x2); benchmarks clear it to measure what
+// that gains.
+var symvPairs = true
+
 // SymvBlockMaxVectors is the largest block for which SymvBlock was
 // measured faster than GemmNT (which reads both triangles, with register
 // blocking) on the path in use, from n = 2048 on:
@@ -101,6 +106,7 @@ func SymvBlock(k, n int, alpha float64, a []float64, lda int, x []float64, ldx i
 func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int, acc []float64) {
 	xs := make([][8][4]float64, k)
 	var d [8]float64
+	var d2 [2][8]float64
 	i := r0
 	for ; i+8 <= r1; i += 8 {
 		for q := range k {
@@ -114,11 +120,11 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 		for c0 := i + 8; c0 < n; c0 += symvBlockCols {
 			c1 := min(n, c0+symvBlockCols)
 			blk := a[i*lda+c0:]
-			// Memory would idle while the vectors after the first reuse
-			// this block from the cache: the passes of the first four
-			// vectors (two, for fewer than four) each prefetch a quarter
-			// (a half) of the block read next, the next column block or
-			// the next group's first.
+			// Memory would idle while the passes after the first reuse
+			// this block from the cache: the first four passes (two, for
+			// fewer than four; one) each prefetch a quarter (a half; all)
+			// of the block read next, the next column block or the next
+			// group's first.
 			var next []float64
 			switch {
 			case !symvPrefetch:
@@ -127,20 +133,42 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 			case i+16 <= r1:
 				next = a[(i+8)*lda+i+16:]
 			}
+			// Vectors go through the rows two at a time where the path
+			// has the registers for it (AVX-512), one at a time otherwise.
+			width := 1
+			if symvPairs && useAVX512 {
+				width = 2
+			}
+			passes := (k + width - 1) / width
 			share := 2
-			if k < 4 {
+			switch {
+			case passes == 1:
+				share = 8
+			case passes < 4:
 				share = 4
 			}
-			for q := range k {
-				aq := acc[q*n : q*n+n]
+			for p, q := 0, 0; q < k; p++ {
 				var pf []float64
-				if next != nil && q*share < 8 {
-					pf = next[q*share*lda:]
+				if next != nil && p*share < 8 {
+					pf = next[p*share*lda:]
 				}
+				if width == 2 && q+1 < k {
+					a0, a1 := acc[q*n:q*n+n], acc[(q+1)*n:(q+1)*n+n]
+					symRank8x2(blk, lda, x[q*ldx+c0:q*ldx+c1], a0[c0:c1], x[(q+1)*ldx+c0:(q+1)*ldx+c1], a1[c0:c1],
+						(*[2][8][4]float64)(xs[q:q+2]), &d2, pf, share)
+					for r := range 8 {
+						a0[i+r] += d2[0][r]
+						a1[i+r] += d2[1][r]
+					}
+					q += 2
+					continue
+				}
+				aq := acc[q*n : q*n+n]
 				symRank8Prefetch(blk, lda, x[q*ldx+c0:q*ldx+c1], aq[c0:c1], &xs[q], &d, pf, share)
 				for r, v := range d {
 					aq[i+r] += v
 				}
+				q++
 			}
 		}
 	}
