@@ -264,7 +264,7 @@ func symRank8x2AVX512(a *float64, lda int, x0, y0, x1, y1 *float64, n int, xs *[
 func symRank8x2(a []float64, lda int, x0, y0, x1, y1 []float64, xs *[2][8][4]float64, out *[2][8]float64, next []float64, rows int) {
 	n := len(x0)
 	m := n &^ 7
-	if !useAVX512 || m == 0 {
+	if !useAVX2 || !useAVX512 || m == 0 {
 		symRank8Prefetch(a, lda, x0, y0, &xs[0], &out[0], next, rows)
 		symRank8Prefetch(a, lda, x1, y1, &xs[1], &out[1], nil, 0)
 		return

@@ -136,7 +136,7 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 			// Vectors go through the rows two at a time where the path
 			// has the registers for it (AVX-512), one at a time otherwise.
 			width := 1
-			if symvPairs && useAVX512 {
+			if symvPairs && useAVX2 && useAVX512 {
 				width = 2
 			}
 			passes := (k + width - 1) / width

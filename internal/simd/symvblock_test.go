@@ -80,3 +80,39 @@ func symvBlockCase(t *testing.T, rng *rand.Rand, k, n, lda, ldx, ldy int) {
 		}
 	}
 }
+
+// TestSymvBlockVectorAlone checks that each vector's product does not
+// depend on the others in the block, bit for bit: SymvBlock of k vectors
+// against SymvBlock of each vector alone, with the vectors paired on the
+// AVX-512 path and without pairing. A fit's results (and the bands of
+// model files recorded under one build) must not change with how many
+// folds, probes or targets share its products.
+func TestSymvBlockVectorAlone(t *testing.T) {
+	allPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(23, 24))
+		for _, n := range []int{17, 530} {
+			for _, k := range []int{2, 3, 5} {
+				lda := n + 3
+				a := randMat(rng, n, n, lda)
+				x := randMat(rng, k, n, n)
+				for _, pairs := range []bool{true, false} {
+					t.Run(fmt.Sprintf("n=%d/k=%d/pairs=%v", n, k, pairs), func(t *testing.T) {
+						defer func(p bool) { symvPairs = p }(symvPairs)
+						symvPairs = pairs
+						y := make([]float64, k*n)
+						SymvBlock(k, n, 1, a, lda, x, n, 0, y, n)
+						for q := range k {
+							alone := make([]float64, n)
+							SymvBlock(1, n, 1, a, lda, x[q*n:], n, 0, alone, n)
+							for i, v := range alone {
+								if y[q*n+i] != v {
+									t.Fatalf("vector %d, entry %d: %v in the block, %v alone", q, i, y[q*n+i], v)
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	})
+}
