@@ -64,8 +64,9 @@ func (d *dense) Bytes() int64 { return 8 * (int64(d.n)*int64(d.ld) + int64(len(d
 // extra vector, the arithmetic of one pass where Dgemm reads both
 // triangles; from some block on, Dgemm's register blocking wins. Where
 // depends on the SIMD path, fixed at start-up (simd.SymvBlockMaxVectors):
-// 8 on AVX2, 12 on AVX-512, where the approximate DoF's blocks of 9
-// (probes and y_c) gain the one read.
+// 8 on AVX2; 32 on AVX-512, where vectors go through the triangle in
+// pairs, and the approximate DoF's blocks of 9 (probes and y_c) and
+// cross-validation's folds times targets gain the one read.
 var symmMaxVectors = simd.SymvBlockMaxVectors()
 
 // symmMinN is the order from which Mul takes blocks through Dsymm. Below

@@ -24,18 +24,23 @@ var symvPairs = true
 // SymvBlockMaxVectors is the largest block for which SymvBlock was
 // measured faster than GemmNT (which reads both triangles, with register
 // blocking) on the path in use, from n = 2048 on:
-//   - AVX-512 (2026-11-27, a 2-core AMD EPYC): 9 vectors at n = 8192 take
-//     27 ms against 37, 12 vectors 32 against 37, 14 35 against 40, and
-//     the two are level at 16; at n = 2048 and 4096 SymvBlock still wins
-//     at 12 (2.0 against 2.1 ms, 8.8 against 9.4 ms);
+//   - AVX-512, with vectors in pairs and the rows DenseStride apart
+//     (2026-11-27, tenth session, a 2-core AMD EPYC): at n = 8192, 12
+//     vectors take 23 ms against 39, 24 43 against 62, 32 60 against 78,
+//     64 112 against 133; at n = 4096, 32 vectors 20 against 22 ms; at
+//     n = 2048, 32 vectors 4.5 against 5.6 ms, while at 16 GemmNT was
+//     ahead (3.5 against 3.8 ms). Before the pairs the two were level at
+//     16 vectors at n = 8192;
 //   - AVX2 and the generic twins (2026-11-26, a 2-core AVX2 EPYC): 5
 //     vectors at n = 8192 take 29 ms against 42, 7 35 against 42, and at 9
 //     the two are level (46 and 48 ms) while at n = 2048 GemmNT wins (2.4
-//     against 3.0 ms). On the AVX2 path of the AVX-512 machine GemmNT won
-//     at 14 (45 against 51 ms).
+//     against 3.0 ms). On the AVX2 path of the AVX-512 machine, with this
+//     session's prefetching and padded rows, SymvBlock now wins at 16
+//     (45 against 49 ms), but an AVX2 machine was not there to measure:
+//     the limit stays 8.
 func SymvBlockMaxVectors() int {
 	if useAVX512 {
-		return 12
+		return 32
 	}
 	return 8
 }
