@@ -276,9 +276,7 @@ loop:
 prefetch2:
 	CMPQ       CX, $8
 	JLT        loop
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	ADDQ       $64, R12
+	PREFETCHROWS2
 	SYMBODY8
 	SYMBODY8
 	SUBQ       $8, CX
@@ -288,11 +286,7 @@ prefetch2:
 prefetch4:
 	CMPQ       CX, $8
 	JLT        loop
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	PREFETCHT1 (R12)(DX*2)
-	PREFETCHT1 (R12)(R11*1)
-	ADDQ       $64, R12
+	PREFETCHROWS4
 	SYMBODY8
 	SYMBODY8
 	SUBQ       $8, CX

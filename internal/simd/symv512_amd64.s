@@ -70,20 +70,14 @@ loop:
 	JMP  done
 
 prefetch2:
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	ADDQ       $64, R12
+	PREFETCHROWS2
 	SYMBODYZ
 	SUBQ       $8, CX
 	JNZ        prefetch2
 	JMP        done
 
 prefetch4:
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	PREFETCHT1 (R12)(DX*2)
-	PREFETCHT1 (R12)(R11*1)
-	ADDQ       $64, R12
+	PREFETCHROWS4
 	SYMBODYZ
 	SUBQ       $8, CX
 	JNZ        prefetch4
@@ -201,36 +195,21 @@ loop:
 	JMP  done
 
 prefetch2:
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	ADDQ       $64, R12
+	PREFETCHROWS2
 	SYMBODY2Z
 	SUBQ       $8, CX
 	JNZ        prefetch2
 	JMP        done
 
 prefetch4:
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	PREFETCHT1 (R12)(DX*2)
-	PREFETCHT1 (R12)(R11*1)
-	ADDQ       $64, R12
+	PREFETCHROWS4
 	SYMBODY2Z
 	SUBQ       $8, CX
 	JNZ        prefetch4
 	JMP        done
 
 prefetch8:
-	LEAQ       (R12)(DX*4), R13
-	PREFETCHT1 (R12)
-	PREFETCHT1 (R12)(DX*1)
-	PREFETCHT1 (R12)(DX*2)
-	PREFETCHT1 (R12)(R11*1)
-	PREFETCHT1 (R13)
-	PREFETCHT1 (R13)(DX*1)
-	PREFETCHT1 (R13)(DX*2)
-	PREFETCHT1 (R13)(R11*1)
-	ADDQ       $64, R12
+	PREFETCHROWS8
 	SYMBODY2Z
 	SUBQ       $8, CX
 	JNZ        prefetch8
