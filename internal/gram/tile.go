@@ -53,12 +53,12 @@ type kernel struct {
 	unitDiag bool     // the diagonal is exactly 1 and is not computed
 }
 
-// symmetric fills the n×n matrix dst (rows ld apart) from its upper triangle: k computes
-// the entries on and right of the diagonal tile by tile, and each tile is
-// then mirrored into the lower triangle, so every distinct entry is
-// computed once. Tiles are handed out
-// to GOMAXPROCS goroutines, each writing only its own tile and that tile's
-// mirror image, and the context is checked before each tile.
+// symmetric fills the n×n matrix dst (rows ld apart) from its upper
+// triangle: k computes the entries on and right of the diagonal tile by
+// tile, and each tile is then mirrored into the lower triangle, so every
+// distinct entry is computed once. Tiles are handed out to GOMAXPROCS
+// goroutines, each writing only its own tile and that tile's mirror image,
+// and the context is checked before each tile.
 func symmetric(ctx context.Context, dst []float64, ld, n int, k kernel) error {
 	nb := (n + tileSize - 1) / tileSize
 	ntiles := nb * (nb + 1) / 2

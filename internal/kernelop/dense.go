@@ -20,12 +20,13 @@ type dense struct {
 }
 
 // NewDense wraps an already centred n×n float64 matrix kc (both triangles,
-// rows ld apart, as DenseStride gives; kept, not copied) and its statistics, as gram.RBF and gram.CenterStats
-// produce them. Products go through bl: Dsymv for one vector; on a
-// blas.OnePassSymm backend ("go") and n ≥ symmMinN, Dsymm (the vectors
-// times K_c from the right) for blocks of up to symmMaxVectors, reading one
-// triangle once for the block; otherwise Dgemm with K_c passed transposed, which the "go"
-// backend does as register-blocked dot products of rows.
+// rows ld apart, as DenseStride gives; kept, not copied) and its
+// statistics, as gram.RBF and gram.CenterStats produce them. Products go
+// through bl: Dsymv for one vector; on a blas.OnePassSymm backend ("go")
+// and n ≥ symmMinN, Dsymm (the vectors times K_c from the right) for
+// blocks of up to symmMaxVectors, reading one triangle once for the block;
+// otherwise Dgemm with K_c passed transposed, which the "go" backend does
+// as register-blocked dot products of rows.
 func NewDense(kc []float64, ld, n int, st Stats, bl blas.Float64) Operator {
 	if ld < max(n, 1) || n > 0 && len(kc) < (n-1)*ld+n {
 		panic("kernelop: NewDense matrix too short")
@@ -36,7 +37,7 @@ func NewDense(kc []float64, ld, n int, st Stats, bl blas.Float64) Operator {
 
 // DenseStride is the row stride NewDense wants for an n×n matrix: n below
 // symmMinN; from there on n rounded up to a multiple of 8 (rows start on
-// a cache line) whose count of lines is odd. Eight consecutive rows then
+// a cache line when the matrix does) whose count of lines is odd. Eight consecutive rows then
 // fall in eight different sets of the first-level cache, where with
 // n = 8192 (rows 64 KiB apart) they all fell in one, evicting each other
 // while SymvBlock reuses them for every vector: five vectors at n = 8192
