@@ -67,9 +67,10 @@ func Matern32Profile(width float64) Profile { return radial(math.Sqrt(3)/width, 
 // Matern52Profile is (1 + √5 r/width + 5r²/(3·width²))·exp(−√5 r/width).
 func Matern52Profile(width float64) Profile { return radial(math.Sqrt(5)/width, quadratic) }
 
-// Stationary fills dst (n×n, rows ld apart, both triangles) with f(‖x_i − x_j‖²) for the
-// rows of x (n×d), as RBF does for its profile: each distinct entry once,
-// tile by tile on GOMAXPROCS goroutines, the diagonal exactly f(0) = 1.
+// Stationary fills dst (n×n, rows ld apart, both triangles) with
+// f(‖x_i − x_j‖²) for the rows of x (n×d), as RBF does for its profile:
+// each distinct entry once, tile by tile on GOMAXPROCS goroutines, the
+// diagonal exactly f(0) = 1.
 func Stationary(ctx context.Context, dst []float64, ld int, x []float64, n, d int, f Profile) error {
 	return stationary(ctx, dst, ld, x, n, d, f, d >= productMinDim)
 }
