@@ -37,13 +37,13 @@ func NewDense(kc []float64, ld, n int, st Stats, bl blas.Float64) Operator {
 
 // DenseStride is the row stride NewDense wants for an n×n matrix: n below
 // symmMinN; from there on n rounded up to a multiple of 8 (rows start on
-// a cache line when the matrix does) whose count of lines is odd. Eight consecutive rows then
-// fall in eight different sets of the first-level cache, where with
-// n = 8192 (rows 64 KiB apart) they all fell in one, evicting each other
-// while SymvBlock reuses them for every vector: five vectors at n = 8192
-// took 15.6 ms at stride 8192 and 12.2–13.1 ms at 8200, 8216, 8328 and
-// 8456 (2026-11-27, AVX-512, prefetching on; medians of eight). The
-// padding costs at most 15 entries a row.
+// a cache line when the matrix does) whose count of lines is odd. Eight
+// consecutive rows then fall in eight different sets of the first-level
+// cache, where with n = 8192 (rows 64 KiB apart) they all fell in one,
+// evicting each other while SymvBlock reuses them for every vector: five
+// vectors at n = 8192 took 15.6 ms at stride 8192 and 12.2–13.1 ms at
+// 8200, 8216, 8328 and 8456 (2026-11-27, AVX-512, prefetching on; medians
+// of eight). The padding costs at most 15 entries a row.
 func DenseStride(n int) int {
 	if n < symmMinN {
 		return n
