@@ -112,6 +112,21 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 	xs := make([][8][4]float64, k)
 	var d [8]float64
 	var d2 [2][8]float64
+	// Vectors go through the rows two at a time where the path has the
+	// registers for it (AVX-512), one at a time otherwise; the passes
+	// share the prefetching of the next block (below).
+	width := 1
+	if symvPairs && useAVX2 && useAVX512 {
+		width = 2
+	}
+	passes := (k + width - 1) / width
+	share := 2
+	switch {
+	case passes == 1:
+		share = 8
+	case passes < 4:
+		share = 4
+	}
 	i := r0
 	for ; i+8 <= r1; i += 8 {
 		for q := range k {
@@ -137,20 +152,6 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 				next = a[i*lda+c1:]
 			case i+16 <= r1:
 				next = a[(i+8)*lda+i+16:]
-			}
-			// Vectors go through the rows two at a time where the path
-			// has the registers for it (AVX-512), one at a time otherwise.
-			width := 1
-			if symvPairs && useAVX2 && useAVX512 {
-				width = 2
-			}
-			passes := (k + width - 1) / width
-			share := 2
-			switch {
-			case passes == 1:
-				share = 8
-			case passes < 4:
-				share = 4
 			}
 			for p, q := 0, 0; q < k; p++ {
 				var pf []float64
