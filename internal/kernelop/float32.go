@@ -195,7 +195,35 @@ func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, ac
 		for c0 := i + 4; c0 < n; c0 += groupChunk {
 			c1 := min(n, c0+groupChunk)
 			a0, a1, a2, a3 := rs[0][c0-i-4:c1-i-4], rs[1][c0-i-4:c1-i-4], rs[2][c0-i-4:c1-i-4], rs[3][c0-i-4:c1-i-4]
-			for q := range k {
+			// Vectors in pairs: one widening of the rows serves both.
+			// While they reuse the stretch in hand from the cache, the
+			// first two pairs fetch two rows each of the next stretch
+			// (a single pair all four), which memory would otherwise
+			// deliver only once the next stretch is asked for.
+			next, ok := o.nextStretch(i, c1, r1)
+			q := 0
+			for ; q+1 < k; q += 2 {
+				var pf [4]*float32
+				npf := 0
+				switch {
+				case !ok || q > 2:
+				case k < 4:
+					pf, npf = next, 4
+				case q == 0:
+					pf, npf = next, 2
+				default: // q == 2: the other two rows
+					pf, npf = [4]*float32{next[2], next[3]}, 2
+				}
+				x0, y0 := v[q*n:q*n+n], acc[q*n:q*n+n]
+				x1, y1 := v[(q+1)*n:(q+2)*n], acc[(q+1)*n:(q+2)*n]
+				s := rank4x2(a0, a1, a2, a3, x0[c0:c1], y0[c0:c1], x1[c0:c1], y1[c0:c1],
+					[2][4]float64{{x0[i], x0[i+1], x0[i+2], x0[i+3]}, {x1[i], x1[i+1], x1[i+2], x1[i+3]}}, &pf, npf)
+				for r := range 4 {
+					y0[i+r] += s[0][r]
+					y1[i+r] += s[1][r]
+				}
+			}
+			if q < k {
 				x, y := v[q*n:q*n+n], acc[q*n:q*n+n]
 				s := rank4(a0, a1, a2, a3, x[c0:c1], y[c0:c1], [4]float64{x[i], x[i+1], x[i+2], x[i+3]})
 				for r, sr := range s {
@@ -224,6 +252,26 @@ func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, ac
 		}
 	}
 	return nil
+}
+
+// nextStretch returns where the rows of the stretch after columns
+// [.., c1) of the four-row group at i start: the same rows from column c1
+// on, or the next group's (rows i+4.., from column i+8); false when the
+// band of rows [.., r1) ends there.
+func (o *packed) nextStretch(i, c1, r1 int) (pf [4]*float32, ok bool) {
+	switch {
+	case c1 < o.n:
+		for r := range pf {
+			pf[r] = &o.p[o.start(i+r)+c1-i-r]
+		}
+	case i+8 <= r1 && i+8 < o.n:
+		for r := range pf {
+			pf[r] = &o.p[o.start(i+4+r)+4-r]
+		}
+	default:
+		return pf, false
+	}
+	return pf, true
 }
 
 // mulTiles is Mul through the tiles of the upper triangle: each tile is
