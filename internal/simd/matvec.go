@@ -277,3 +277,57 @@ func GemvBoth(h, w int, a []float64, lda int, xc, xr, yr, yc []float64) {
 		yr[i] += s
 	}
 }
+
+// GemvBothBlock is GemvBoth for k vectors: for each q, yr_q += A·xc_q
+// and yc_q += Aᵀ·xr_q, where xc_q and xr_q start at xc[q·ldx] and
+// xr[q·ldx], yr_q and yc_q at yr[q·ldy] and yc[q·ldy]. Each group of eight
+// rows of A serves every vector while it is in the cache, two vectors a
+// pass where the path has the registers for it (AVX-512). Each vector's
+// result is GemvBoth's, bit for bit, whatever k. Serial.
+func GemvBothBlock(k, h, w int, a []float64, lda int, xc, xr []float64, ldx int, yr, yc []float64, ldy int) {
+	if k < 0 || h < 0 || w < 0 || k > 0 && (ldx < max(h, w) || ldy < max(h, w) ||
+		len(xc) < (k-1)*ldx+w || len(xr) < (k-1)*ldx+h || len(yr) < (k-1)*ldy+h || len(yc) < (k-1)*ldy+w) ||
+		h > 0 && w > 0 && (lda < w || len(a) < (h-1)*lda+w) {
+		panic("simd: GemvBothBlock bad shape")
+	}
+	if k == 0 || h == 0 || w == 0 {
+		return
+	}
+	pairs := symvPairs && useAVX2 && useAVX512
+	var xs [2][8][4]float64
+	var d [2][8]float64
+	i := 0
+	for ; i+8 <= h; i += 8 {
+		blk := a[i*lda:]
+		for q := 0; q < k; {
+			width := 1
+			if pairs && q+1 < k {
+				width = 2
+			}
+			for p := range width {
+				for r := range 8 {
+					v := xr[(q+p)*ldx+i+r]
+					xs[p][r] = [4]float64{v, v, v, v}
+				}
+			}
+			xc0, yc0 := xc[q*ldx:q*ldx+w], yc[q*ldy:q*ldy+w]
+			if width == 2 {
+				xc1, yc1 := xc[(q+1)*ldx:(q+1)*ldx+w], yc[(q+1)*ldy:(q+1)*ldy+w]
+				symRank8x2(blk, lda, xc0, yc0, xc1, yc1, &xs, &d, nil, 0)
+			} else {
+				symRank8(blk, lda, xc0, yc0, &xs[0], &d[0])
+			}
+			for p := range width {
+				for r, v := range d[p] {
+					yr[(q+p)*ldy+i+r] += v
+				}
+			}
+			q += width
+		}
+	}
+	if i < h {
+		for q := range k {
+			GemvBoth(h-i, w, a[i*lda:], lda, xc[q*ldx:], xr[q*ldx+i:], yr[q*ldy+i:], yc[q*ldy:])
+		}
+	}
+}

@@ -382,3 +382,58 @@ func TestGemvBoth(t *testing.T) {
 		}
 	})
 }
+
+// TestGemvBothBlock checks each vector of a block against the sums by
+// the definition, and against GemvBoth bit for bit: a vector's product
+// must not depend on the block it comes in.
+func TestGemvBothBlock(t *testing.T) {
+	allPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(16, 17))
+		for _, k := range []int{0, 1, 2, 3, 5} {
+			for _, h := range []int{0, 1, 7, 8, 13, 64} {
+				for _, w := range []int{0, 1, 7, 8, 9, 17, 512} {
+					lda := w + rng.IntN(3)
+					ldx, ldy := max(h, w)+rng.IntN(3), max(h, w)+rng.IntN(3)
+					a := randMat(rng, h, w, max(lda, 1))
+					xc, xr := randVec(rng, k*ldx), randVec(rng, k*ldx)
+					yr, yc := randVec(rng, k*ldy), randVec(rng, k*ldy)
+					alone := append([]float64(nil), yr...)
+					aloneC := append([]float64(nil), yc...)
+					for q := range k {
+						GemvBoth(h, w, a, max(lda, 1), xc[q*ldx:], xr[q*ldx:], alone[q*ldy:], aloneC[q*ldy:])
+					}
+					wantR, wantC := append([]float64(nil), yr...), append([]float64(nil), yc...)
+					for q := range k {
+						for i := range h {
+							for j := range w {
+								wantR[q*ldy+i] += a[i*lda+j] * xc[q*ldx+j]
+								wantC[q*ldy+j] += a[i*lda+j] * xr[q*ldx+i]
+							}
+						}
+					}
+					GemvBothBlock(k, h, w, a, max(lda, 1), xc, xr, ldx, yr, yc, ldy)
+					for q := range k {
+						for i := range h {
+							got := yr[q*ldy+i]
+							if !closeTo(got, wantR[q*ldy+i], float64(w)+1) {
+								t.Fatalf("k=%d h=%d w=%d: yr_%d[%d] = %v, want %v", k, h, w, q, i, got, wantR[q*ldy+i])
+							}
+							if math.Float64bits(got) != math.Float64bits(alone[q*ldy+i]) {
+								t.Fatalf("k=%d h=%d w=%d: yr_%d[%d] = %v in the block, %v alone", k, h, w, q, i, got, alone[q*ldy+i])
+							}
+						}
+						for j := range w {
+							got := yc[q*ldy+j]
+							if !closeTo(got, wantC[q*ldy+j], float64(h)+1) {
+								t.Fatalf("k=%d h=%d w=%d: yc_%d[%d] = %v, want %v", k, h, w, q, j, got, wantC[q*ldy+j])
+							}
+							if math.Float64bits(got) != math.Float64bits(aloneC[q*ldy+j]) {
+								t.Fatalf("k=%d h=%d w=%d: yc_%d[%d] = %v in the block, %v alone", k, h, w, q, j, got, aloneC[q*ldy+j])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
