@@ -98,9 +98,10 @@ func (s *selector) ridesAlong() bool {
 // block's cost is its arithmetic: the ride made concrete's and meats'
 // default selects 12 % slower on dense storage than fitting the members
 // apart, and meats' 15 % slower on matrix-free storage. float32 storage
-// passes over each chunk once per vector: there the ride cost protein's
-// default select as much as the members' own fits saved, and 1 GiB more
-// memory (docs/scale.md). The linear kernel's features fit all rows in a
+// does the arithmetic of every vector over each chunk (two vectors a pass
+// on AVX-512): there the ride cost protein's default select as much as
+// the members' own fits saved, and about 1 GiB more memory, with the
+// pairs too (246 s either way; docs/scale.md). The linear kernel's features fit all rows in a
 // few cheap products of their own. A matrix spread over MPI ranks is
 // hybrid or matrix-free on each rank, and rides as one process does
 // (untimed).
