@@ -214,7 +214,7 @@ func (o *packed) mulRows(ctx context.Context, r0, r1 int, v []float64, k int, ac
 				var pf [4]*float32
 				npf := 0
 				switch {
-				case !ok || q > 2:
+				case !ok || q > 2: // nothing to fetch, or fetched already
 				case k < 4:
 					pf, npf = next, 4
 				case q == 0:

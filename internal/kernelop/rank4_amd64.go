@@ -68,9 +68,9 @@ func rank4x2(a0, a1, a2, a3 []float32, x0, y0, x1, y1 []float64, xs [2][4]float6
 	mk := m &^ 7
 	rank4x2F32AVX512(&a0[0], &a1[0], &a2[0], &a3[0], &x0[0], &y0[0], &x1[0], &y1[0], mk, &xs, &s, pf, npf)
 	if mk < m {
-		for q, x := range [2][]float64{x0, x1} {
-			y := [2][]float64{y0, y1}[q]
-			t := rank4Generic(a0[mk:], a1[mk:], a2[mk:], a3[mk:], x[mk:], y[mk:], xs[q])
+		xv, yv := [2][]float64{x0, x1}, [2][]float64{y0, y1}
+		for q := range xv {
+			t := rank4Generic(a0[mk:], a1[mk:], a2[mk:], a3[mk:], xv[q][mk:], yv[q][mk:], xs[q])
 			for r := range s[q] {
 				s[q][r] += t[r]
 			}
