@@ -47,18 +47,24 @@ type approxInput struct {
 //
 // The trace of p_m = 1 − q_m is split three ways. K annihilates the
 // constant vector, where p_m = 0. The converged Ritz vectors y_k of K on
-// the fit's scores (K y_k = θ_k y_k to within a residual the caller's
-// tolerance makes negligible) contribute p_m(θ_k) each. The rest is a
+// the fit's Krylov space (K y_k = θ_k y_k to within a residual the
+// caller's tolerance makes negligible; ritzBasis finds them with one
+// product beyond the fit's own) contribute p_m(θ_k) each. The rest is a
 // Hutchinson estimate with Rademacher probes ζ projected off both:
-// ζᵀq_m(K)ζ comes from running the probes through the fit's own residual
-// polynomials (residualRecurrence), one block product per component.
+// ζᵀq_m(K)ζ comes from a Lanczos run per probe, whose Gauss rule is exact
+// for every q_m with m ≤ mMax after ⌈(mMax+1)/2⌉ block products
+// (lanczosQuadrature), or, where its vectors would not fit in memory,
+// from running the probes through the fit's own residual polynomials,
+// one block product per component (residualRecurrence).
 //
-// Deflating the converged Ritz vectors is what keeps that recurrence
-// stable at high degree: near a converged Ritz value q_m is the small
-// solution of its three-term recurrence, and rounding errors there grow
-// by a constant factor per step (Lanczos without reorthogonalisation
-// loses the same way). The probes' blocks are projected off those
-// vectors after every product, where the exact vectors have no component.
+// Deflating the converged Ritz vectors keeps both stable at high degree:
+// near a converged Ritz value q_m is the small solution of its
+// three-term recurrence, and rounding errors there grow by a constant
+// factor per step (Lanczos without reorthogonalisation loses the same
+// way). It also takes the largest eigenvalues, where the probes' variance
+// comes from, out of the estimate. The probes' blocks are projected off
+// those vectors after every product, where the exact vectors have no
+// component.
 //
 // Control variates cut the probes' variance: on the deflated space the
 // traces of K and K² are known (see controlVariate). y_c rides along,
@@ -117,12 +123,19 @@ func newApproxRun(ctx context.Context, in approxInput) (*approxRun, error) {
 	const eps = 0x1p-52
 	kr, bl := in.kr, in.bl
 	n := kr.n
+	// One product past the fit, K r_S, carries the Krylov space one step
+	// further than the fit's scores span.
 	S := kr.steps
-	kt := make([]float64, S*n)
-	if err := in.op.Mul(ctx, kt, kr.t[:S*n], S); err != nil {
+	rS := make([]float64, n)
+	for i, v := range in.yc {
+		rS[i] = v - kr.yhat[S*n+i]
+	}
+	krS := make([]float64, n)
+	if err := in.op.Mul(ctx, krS, rS, 1); err != nil {
 		return nil, err
 	}
-	defl, err := convergedRitz(bl, kr.t[:S*n], kt, S, n)
+	basis, kBasis, rows := ritzBasis(bl, kr, rS, krS)
+	defl, err := convergedRitz(bl, basis, kBasis, rows, n)
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +164,16 @@ func newApproxRun(ctx context.Context, in approxInput) (*approxRun, error) {
 		r.trK -= th
 		r.trK2 -= defl.kyy[k]
 	}
-	rec := residualRecurrence{op: in.op, bl: bl, lz: in.lz, mMax: in.mMax, project: defl.project, progress: in.progress}
-	if r.forms, r.a1, r.a2, err = rec.forms(ctx, z, rows, r.s); err != nil {
+	// The Gauss rules need half the block products of the recurrence, and
+	// memory for every row's Lanczos vectors.
+	if quadratureBytes(rows, n, in.mMax) <= quadratureMaxBytes {
+		lq := lanczosQuadrature{op: in.op, bl: bl, lz: in.lz, mMax: in.mMax, project: defl.project, progress: in.progress}
+		r.forms, r.a1, r.a2, err = lq.forms(ctx, z, rows, r.s)
+	} else {
+		rec := residualRecurrence{op: in.op, bl: bl, lz: in.lz, mMax: in.mMax, project: defl.project, progress: in.progress}
+		r.forms, r.a1, r.a2, err = rec.forms(ctx, z, rows, r.s)
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.yk = r.coef[r.s*r.nc : (r.s+1)*r.nc]
@@ -388,36 +409,120 @@ type ritzDeflation struct {
 	kyy   []float64 // ‖K y_k‖²
 }
 
-// convergedRitz returns the Ritz pairs of K on span(T) (T: S×n
-// orthonormal rows, kt = T·K) whose residual is below ritzTol.
-func convergedRitz(bl blas.Float64, t, kt []float64, S, n int) (*ritzDeflation, error) {
+// ritzBasis returns a basis of the Krylov space span(r_0..r_S) and its
+// products with K, from the fit's own products K r_i and one more,
+// kr_S = K r_S for the residual r_S after the last step: one pass over K
+// for one vector, where the fit's S scores would take a block of S. The
+// residuals themselves are far from orthogonal (r_iᵀr_m = ‖r_m‖² for
+// i < m), their differences are not: r_i − r_{i+1} = q_i t_i, so
+// d_i = (r_i − r_{i+1})/q_i is the score t_i to rounding, with
+// K d_i = (K r_i − K r_{i+1})/q_i, and r_S is orthogonal to all of them.
+// The space contains the scores' span(t_0..t_{S−1}) = K·span(r_0..r_{S−1}).
+// A difference whose q_i is tiny next to ‖r_i‖ would carry the products'
+// rounding magnified by ‖r_i‖/|q_i|; it is left out (ritzBasisAmp), which
+// can only leave fewer Ritz pairs to deflate.
+func ritzBasis(bl blas.Float64, kr *krylov, rS, krS []float64) (b, kb []float64, rows int) {
+	n, S := kr.n, kr.steps
+	b = make([]float64, 0, (S+1)*n)
+	kb = make([]float64, 0, (S+1)*n)
+	res := func(i int) (r, k []float64) {
+		if i == S {
+			return rS, krS
+		}
+		return kr.r[i*n : (i+1)*n], kr.ktr[i*n : (i+1)*n]
+	}
+	for i := 0; i < S; i++ {
+		ri, ki := res(i)
+		rj, kj := res(i + 1)
+		q := kr.q[i]
+		if !(math.Abs(q)*ritzBasisAmp >= bl.Dnrm2(n, ri, 1)) {
+			continue
+		}
+		for j := range ri {
+			b = append(b, (ri[j]-rj[j])/q)
+		}
+		for j := range ki {
+			kb = append(kb, (ki[j]-kj[j])/q)
+		}
+		rows++
+	}
+	if nr := bl.Dnrm2(n, rS, 1); nr > 0 {
+		for _, v := range rS {
+			b = append(b, v/nr)
+		}
+		for _, v := range krS {
+			kb = append(kb, v/nr)
+		}
+		rows++
+	}
+	return b, kb, rows
+}
+
+// ritzBasisAmp is the largest ‖r_i‖/|q_i| for which ritzBasis keeps the
+// difference d_i. The rounding of K d_i is then at most that many times
+// the products' own, a few ε‖K‖, which keeps it below the ritzTol·‖K‖ a
+// deflated pair's residual is held to. Noisy responses give ratios of
+// about √n.
+const ritzBasisAmp = 1e4
+
+// convergedRitz returns the Ritz pairs of K on span(B) (B: S×n rows,
+// nearly orthonormal; kb = B·K) whose residual is below ritzTol. B's
+// rows are orthonormalised through the Cholesky factor of BBᵀ.
+func convergedRitz(bl blas.Float64, b, kb []float64, S, n int) (*ritzDeflation, error) {
+	d := &ritzDeflation{n: n}
+	if S == 0 {
+		return d, nil
+	}
+	g := make([]float64, S*S)
 	h := make([]float64, S*S)
-	bl.Dgemm(gblas.NoTrans, gblas.Trans, S, S, n, 1, t, n, kt, n, 0, h, S)
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, S, S, n, 1, b, n, b, n, 0, g, S)
+	bl.Dgemm(gblas.NoTrans, gblas.Trans, S, S, n, 1, b, n, kb, n, 0, h, S)
+	gs := mat.NewSymDense(S, nil)
 	hs := mat.NewSymDense(S, nil)
 	for i := 0; i < S; i++ {
 		for j := i; j < S; j++ {
+			gs.SetSym(i, j, (g[i*S+j]+g[j*S+i])/2)
 			hs.SetSym(i, j, (h[i*S+j]+h[j*S+i])/2)
+		}
+	}
+	// With BBᵀ = UᵀU the rows of U⁻ᵀB are orthonormal, and the Ritz
+	// problem on them is U⁻ᵀHU⁻¹.
+	var ch mat.Cholesky
+	if !ch.Factorize(gs) {
+		return nil, fmt.Errorf("%w: the fit's Krylov basis is degenerate", ErrBreakdown)
+	}
+	var u, uInv mat.TriDense
+	ch.UTo(&u)
+	if err := uInv.InverseTri(&u); err != nil {
+		return nil, fmt.Errorf("%w: the fit's Krylov basis is degenerate", ErrBreakdown)
+	}
+	var ht mat.Dense
+	ht.Mul(uInv.T(), hs)
+	ht.Mul(&ht, &uInv)
+	for i := 0; i < S; i++ {
+		for j := i; j < S; j++ {
+			hs.SetSym(i, j, (ht.At(i, j)+ht.At(j, i))/2)
 		}
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(hs, true) {
-		return nil, fmt.Errorf("%w: the Ritz decomposition of the scores failed", ErrBreakdown)
+		return nil, fmt.Errorf("%w: the Ritz decomposition of the fit's Krylov space failed", ErrBreakdown)
 	}
 	vals := eig.Values(nil)
-	var v mat.Dense
+	var v, c mat.Dense
 	eig.VectorsTo(&v)
-	vt := make([]float64, S*S) // rows: eigenvectors
+	c.Mul(&uInv, &v)           // the Ritz vectors' coefficients on B
+	vt := make([]float64, S*S) // rows: the Ritz vectors' coefficients
 	for i := 0; i < S; i++ {
 		for j := 0; j < S; j++ {
-			vt[j*S+i] = v.At(i, j)
+			vt[j*S+i] = c.At(i, j)
 		}
 	}
 	y := make([]float64, S*n)
 	ky := make([]float64, S*n)
-	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, t, n, 0, y, n)
-	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, kt, n, 0, ky, n)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, b, n, 0, y, n)
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, S, n, S, 1, vt, S, kb, n, 0, ky, n)
 	top := math.Abs(vals[S-1])
-	d := &ritzDeflation{n: n}
 	for k := S - 1; k >= 0; k-- {
 		var res, kk float64
 		yk, kyk := y[k*n:(k+1)*n], ky[k*n:(k+1)*n]

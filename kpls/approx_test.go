@@ -142,8 +142,10 @@ func TestApproxDoFDeterministic(t *testing.T) {
 	}
 }
 
-// TestResidualForms checks the probes' residual-polynomial recurrence
-// against the spectral form: with K = Σ λ_k u_k u_kᵀ (an
+// TestResidualForms checks both ways of computing the probes' forms, the
+// residual-polynomial recurrence and the Lanczos quadrature (Gauss rules;
+// one row's run stops early in an invariant subspace), against the
+// spectral form: with K = Σ λ_k u_k u_kᵀ (an
 // eigendecomposition), ζᵀq_m(K)ζ = Σ_k (u_kᵀζ)² Π_i(1 − λ_k/θ_i), with
 // θ_i the eigenvalues of the leading m×m block of the Jacobi matrix
 // (gonum's symmetric eigensolver, not the recurrence). The Jacobi matrix
@@ -162,6 +164,20 @@ func TestResidualForms(t *testing.T) {
 		for j := range n {
 			dx := x.At(i, 0) - x.At(j, 0)
 			k[i*n+j] = math.Exp(-dx * dx / (2 * 0.002))
+		}
+	}
+	// The first three coordinates span an invariant subspace, with three
+	// distinct eigenvalues (2 and 2 ± √2).
+	for i := range 3 {
+		for j := range n {
+			v := 0.0
+			switch {
+			case i == j:
+				v = 2
+			case j < 3 && (i-j == 1 || j-i == 1):
+				v = 1
+			}
+			k[i*n+j], k[j*n+i] = v, v
 		}
 	}
 	var eig mat.EigenSym
@@ -219,11 +235,56 @@ func TestResidualForms(t *testing.T) {
 	for i := range z {
 		z[i] = float64(2*rng.IntN(2) - 1)
 	}
+	// The last row lies in the invariant subspace of the first three
+	// coordinates: its Lanczos run breaks down after three steps, before
+	// the eight that fifteen components take, and its Gauss rule is exact
+	// from there.
+	clear(z[(rows-1)*n+3 : rows*n])
 	bl := blas.Default()
-	forms, a1, a2, err := residualRecurrence{op: kernelop.NewDense(k, n, n, kernelop.Stats{}, bl), bl: bl, lz: lz, mMax: steps}.forms(context.Background(), z, rows, rows-1)
-	if err != nil {
-		t.Fatal(err)
+	op := kernelop.NewDense(k, n, n, kernelop.Stats{}, bl)
+	type formsFunc func(ctx context.Context, z []float64, rows, s int) ([][]float64, []float64, []float64, error)
+	for _, method := range []struct {
+		name     string
+		forms    func(op kernelop.Operator) formsFunc
+		products int
+	}{
+		{"recurrence", func(op kernelop.Operator) formsFunc {
+			return residualRecurrence{op: op, bl: bl, lz: lz, mMax: steps}.forms
+		}, steps},
+		{"quadrature", func(op kernelop.Operator) formsFunc {
+			return lanczosQuadrature{op: op, bl: bl, lz: lz, mMax: steps}.forms
+		}, (steps + 2) / 2},
+	} {
+		t.Run("method="+method.name, func(t *testing.T) {
+			products := 0
+			forms, a1, a2, err := method.forms(countingOp{op, &products})(context.Background(), append([]float64(nil), z...), rows, rows-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if products != method.products {
+				t.Errorf("%d block products, want %d", products, method.products)
+			}
+			checkSpectralForms(t, n, rows, steps, z, &u, lambda, jac, forms, a1, a2)
+		})
 	}
+}
+
+// countingOp counts an operator's block products.
+type countingOp struct {
+	kernelop.Operator
+	n *int
+}
+
+func (c countingOp) Mul(ctx context.Context, dst, src []float64, k int) error {
+	*c.n++
+	return c.Operator.Mul(ctx, dst, src, k)
+}
+
+// checkSpectralForms compares forms[m][r] = ζ_rᵀq_m(K)ζ_r and the control
+// variates with their spectral values, from K = u·diag(lambda)·uᵀ and the
+// leading blocks of the Jacobi matrix jac.
+func checkSpectralForms(t *testing.T, n, rows, steps int, z []float64, u *mat.Dense, lambda []float64, jac *mat.SymDense, forms [][]float64, a1, a2 []float64) {
+	t.Helper()
 	checked := 0
 	for r := range rows {
 		zeta := z[r*n : r*n+n]
@@ -390,5 +451,92 @@ func TestControlVariateUnbiased(t *testing.T) {
 	t.Logf("bias %.2g ± %.2g, rms se %.4g, spread %.4g, variance reduction %.3g", mean, sd/math.Sqrt(R), rms, sd, ratio)
 	if !(ratio > 4 && ratio < 6) {
 		t.Errorf("variance reduction %.3g, theory about 5", ratio)
+	}
+}
+
+// TestRitzDeflation checks the pairs approxDoF deflates, built from the
+// fit's own products and one more (ritzBasis, convergedRitz), against an
+// eigendecomposition of K: each is an eigenpair of K to within ritzTol,
+// measured with a product the code did not make, and the vectors are
+// orthonormal. A fit to noisy sinc data with a wide kernel converges many
+// of them, so the check cannot pass on an empty deflation.
+func TestRitzDeflation(t *testing.T) {
+	const n, width, steps = 200, 1.0, 30
+	x, y := sincData(n, 11)
+	k := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			dx := x.At(i, 0) - x.At(j, 0)
+			k[i*n+j] = math.Exp(-dx * dx / (2 * width * width))
+		}
+	}
+	// Centre: H K H with H = I − 11ᵀ/n.
+	rowMean := make([]float64, n)
+	var all float64
+	for i := range n {
+		rowMean[i] = floats.Sum(k[i*n:i*n+n]) / n
+		all += rowMean[i] / n
+	}
+	for i := range n {
+		for j := range n {
+			k[i*n+j] += all - rowMean[i] - rowMean[j]
+		}
+	}
+	yc := append([]float64(nil), y...)
+	floats.AddConst(-floats.Sum(yc)/n, yc)
+	mul := func(v []float64) []float64 {
+		out := make([]float64, n)
+		for i := range n {
+			out[i] = floats.Dot(k[i*n:i*n+n], v)
+		}
+		return out
+	}
+	bl := blas.Default()
+	kr, err := nipals(context.Background(), bl, kernelop.NewDense(k, n, n, kernelop.Stats{}, bl), yc, steps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rS := make([]float64, n)
+	for i := range rS {
+		rS[i] = yc[i] - kr.yhat[kr.steps*n+i]
+	}
+	b, kb, rows := ritzBasis(bl, kr, rS, mul(rS))
+	d, err := convergedRitz(bl, b, kb, rows, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(n, append([]float64(nil), k...)), false) {
+		t.Fatal("eigendecomposition failed")
+	}
+	lambda := eig.Values(nil)
+	top := lambda[n-1]
+	nc := len(d.theta)
+	if nc < 8 {
+		t.Fatalf("%d of %d steps' Ritz pairs deflated, want at least 8", nc, kr.steps)
+	}
+	for c, th := range d.theta {
+		yk := d.y[c*n : (c+1)*n]
+		res := mul(yk)
+		floats.AddScaled(res, -th, yk)
+		if r := floats.Norm(res, 2); !(r <= 2*ritzTol*top) {
+			t.Errorf("pair %d (θ = %.6g): ‖Ky − θy‖ = %.2g, want ≤ %.2g", c, th, r, 2*ritzTol*top)
+		}
+		near := math.Inf(1)
+		for _, l := range lambda {
+			near = math.Min(near, math.Abs(l-th))
+		}
+		if !(near <= 1e-9*top) {
+			t.Errorf("pair %d: θ = %.12g is %.2g from the nearest eigenvalue of K", c, th, near)
+		}
+		for e := 0; e <= c; e++ {
+			want := 0.0
+			if e == c {
+				want = 1
+			}
+			if g := floats.Dot(yk, d.y[e*n:(e+1)*n]); math.Abs(g-want) > 1e-10 {
+				t.Errorf("y_%dᵀy_%d = %.3g, want %g", c, e, g, want)
+			}
+		}
 	}
 }

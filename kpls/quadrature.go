@@ -1,0 +1,222 @@
+package kpls
+
+import (
+	"context"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/kernelop"
+)
+
+// lanczosQuadrature computes the same quadratic forms as
+// residualRecurrence, ζᵀq_m(K)ζ for m = 1..mMax, with half its block
+// products. Each row ζ starts its own Lanczos run on K (projected as the
+// recurrence projects), with full reorthogonalisation. After j steps the
+// Jacobi matrix J_j of that run gives the Gauss rule
+//
+//	ζᵀf(K)ζ = ‖ζ‖² Σ_k τ_k² f(ν_k),  (ν_k, τ_k): eigenvalues of J_j and
+//	                                   the first components of their vectors,
+//
+// exact for every polynomial f of degree ≤ 2j − 1, so j = ⌈(mMax+1)/2⌉
+// products serve every q_m at once. q_m(ν) is then the product
+// Π(1 − ν/θ_i) over the m-step problem's Ritz values, a scalar formula
+// with a relative error of a few ε per factor, instead of a vector
+// recurrence whose rounding grows near converged Ritz values.
+//
+// The price is memory: every row keeps its j Lanczos vectors for the
+// reorthogonalisation (rows·j·n floats), which is why approxDoF keeps the
+// recurrence when that would be large (quadratureMaxBytes).
+type lanczosQuadrature struct {
+	op   kernelop.Operator
+	bl   blas.Float64
+	lz   *lanczos
+	mMax int
+	// project, when not nil, removes after each product directions in
+	// which the exact vectors have no component.
+	project  func(bl blas.Float64, z []float64, rows int) []float64
+	progress func(done, total int)
+}
+
+// quadratureMaxBytes bounds the Lanczos vectors lanczosQuadrature keeps.
+const quadratureMaxBytes = 1 << 30
+
+// quadratureSteps is the number of block products lanczosQuadrature needs
+// for polynomials up to degree mMax.
+func quadratureSteps(mMax int) int { return (mMax + 2) / 2 }
+
+// quadratureBytes is the memory lanczosQuadrature keeps for rows of n:
+// the Lanczos vectors and the block and its product.
+func quadratureBytes(rows, n, mMax int) int {
+	return 8 * rows * n * (quadratureSteps(mMax) + 2)
+}
+
+// forms has residualRecurrence.forms' contract: forms[m][i] = ζ_iᵀq_m(K)ζ_i
+// for the rows of z (rows×n), m = 0..mMax, and the control variates ζ_iᵀKζ_i
+// and ‖Kζ_i‖² of the first s rows. A form that cannot be evaluated (no
+// Ritz values for that m, or q_m overflowing at a node) is NaN; approxDoF
+// refuses those m.
+func (lq lanczosQuadrature) forms(ctx context.Context, z []float64, rows, s int) (forms [][]float64, a1, a2 []float64, err error) {
+	bl := lq.bl
+	n := len(z) / rows
+	steps := min(quadratureSteps(lq.mMax), n)
+	norm := make([]float64, rows)
+	// basis[i] holds row i's Lanczos vectors, one after another.
+	basis := make([][]float64, rows)
+	cur := make([]float64, rows*n) // the block multiplied next
+	for i := range rows {
+		row := z[i*n : (i+1)*n]
+		norm[i] = bl.Dnrm2(n, row, 1)
+		basis[i] = make([]float64, 0, steps*n)
+		if norm[i] > 0 {
+			w := cur[i*n : (i+1)*n]
+			copy(w, row)
+			bl.Dscal(n, 1/norm[i], w, 1)
+			basis[i] = append(basis[i], w...)
+		}
+	}
+	alpha := make([][]float64, rows)
+	beta := make([][]float64, rows) // beta[i][j] couples vectors j and j+1
+	done := make([]bool, rows)
+	for i := range rows {
+		done[i] = norm[i] == 0
+	}
+	a1 = make([]float64, s)
+	a2 = make([]float64, s)
+	kw := make([]float64, rows*n)
+	coef := make([]float64, steps+1)
+	for j := 0; j < steps; j++ {
+		if err := lq.op.Mul(ctx, kw, cur, rows); err != nil {
+			return nil, nil, nil, err
+		}
+		if j == 0 {
+			for i := range a1 {
+				w := kw[i*n : (i+1)*n]
+				nn := norm[i] * norm[i]
+				a1[i] = nn * bl.Ddot(n, cur[i*n:], 1, w, 1)
+				a2[i] = nn * bl.Ddot(n, w, 1, w, 1)
+			}
+		}
+		if lq.project != nil {
+			lq.project(bl, kw, rows)
+		}
+		for i := range rows {
+			w := kw[i*n : (i+1)*n]
+			next := cur[i*n : (i+1)*n]
+			if done[i] {
+				clear(next)
+				continue
+			}
+			v := basis[i][j*n : (j+1)*n]
+			a := bl.Ddot(n, v, 1, w, 1)
+			alpha[i] = append(alpha[i], a)
+			if j == steps-1 {
+				continue // the last β is not part of J_steps
+			}
+			// Full reorthogonalisation, twice ("twice is enough"): the
+			// Gauss rule is exact only for an orthonormal basis. The first
+			// pass also takes off α v and the previous β term.
+			k := j + 1
+			for range 2 {
+				bl.Dgemv(gblas.NoTrans, k, n, 1, basis[i], n, w, 1, 0, coef, 1)
+				bl.Dgemv(gblas.Trans, k, n, -1, basis[i], n, coef, 1, 1, w, 1)
+			}
+			b := bl.Dnrm2(n, w, 1)
+			// An invariant subspace, to rounding: the rule with the nodes
+			// so far is exact for every polynomial.
+			if !(b > 1e-12*jacobiScale(alpha[i], beta[i], a)) {
+				done[i] = true
+				clear(next)
+				continue
+			}
+			beta[i] = append(beta[i], b)
+			bl.Dscal(n, 1/b, w, 1)
+			copy(next, w)
+			basis[i] = append(basis[i], w...)
+		}
+		if lq.progress != nil {
+			lq.progress(j+1, steps)
+		}
+	}
+	return lq.evaluate(alpha, beta, norm), a1, a2, nil
+}
+
+// jacobiScale bounds the norm of a Jacobi matrix from its entries so far
+// (Gershgorin), with a the newest diagonal entry.
+func jacobiScale(alpha, beta []float64, a float64) float64 {
+	s := math.Abs(a)
+	for _, v := range alpha {
+		s = math.Max(s, math.Abs(v))
+	}
+	for _, v := range beta {
+		s = math.Max(s, 2*v)
+	}
+	return s
+}
+
+// evaluate applies every row's Gauss rule to q_m, m = 0..mMax.
+func (lq lanczosQuadrature) evaluate(alpha, beta [][]float64, norm []float64) [][]float64 {
+	rows := len(norm)
+	thetas := make([][]float64, lq.mMax+1)
+	for m := 1; m <= lq.mMax; m++ {
+		if th, ok := lq.lz.ritzValues(m); ok {
+			thetas[m] = th
+		}
+	}
+	forms := make([][]float64, lq.mMax+1)
+	for m := range forms {
+		forms[m] = make([]float64, rows)
+	}
+	for i := range rows {
+		nn := norm[i] * norm[i]
+		forms[0][i] = nn
+		if nn == 0 {
+			continue
+		}
+		nodes, weights, ok := gaussRule(alpha[i], beta[i])
+		for m := 1; m <= lq.mMax; m++ {
+			if !ok || thetas[m] == nil {
+				forms[m][i] = math.NaN()
+				continue
+			}
+			var f float64
+			for k, nu := range nodes {
+				q := 1.0
+				for _, th := range thetas[m] {
+					q *= 1 - nu/th
+				}
+				f += weights[k] * q
+			}
+			forms[m][i] = nn * f
+		}
+	}
+	return forms
+}
+
+// gaussRule returns the nodes and weights of the Gauss rule of a Jacobi
+// matrix (diagonal alpha, off-diagonal beta): its eigenvalues and the
+// squared first components of its eigenvectors.
+func gaussRule(alpha, beta []float64) (nodes, weights []float64, ok bool) {
+	k := len(alpha)
+	j := mat.NewSymDense(k, nil)
+	for i, a := range alpha {
+		j.SetSym(i, i, a)
+		if i > 0 {
+			j.SetSym(i, i-1, beta[i-1])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(j, true) {
+		return nil, nil, false
+	}
+	nodes = eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	weights = make([]float64, k)
+	for c := range weights {
+		weights[c] = v.At(0, c) * v.At(0, c)
+	}
+	return nodes, weights, true
+}
