@@ -2,6 +2,7 @@ package kpls
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -156,7 +157,7 @@ func TestApproxDoFDeterministic(t *testing.T) {
 // and neither side resolves it in float64: approxDoF deflates those
 // directions (TestApproxDoFRegimes checks it end to end at m ≤ 40).
 func TestResidualForms(t *testing.T) {
-	const n, rows, steps = 160, 5, 15
+	const n, rows, steps = 160, 6, 15
 	rng := rand.New(rand.NewPCG(40, 41))
 	x, _ := sincData(n, 7)
 	k := make([]float64, n*n)
@@ -180,6 +181,11 @@ func TestResidualForms(t *testing.T) {
 			k[i*n+j], k[j*n+i] = v, v
 		}
 	}
+	// The fourth is an eigenvector of its own.
+	for j := range n {
+		k[3*n+j], k[j*n+3] = 0, 0
+	}
+	k[3*n+3] = 1.5
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(n, append([]float64(nil), k...)), true) {
 		t.Fatal("eigendecomposition failed")
@@ -235,37 +241,62 @@ func TestResidualForms(t *testing.T) {
 	for i := range z {
 		z[i] = float64(2*rng.IntN(2) - 1)
 	}
-	// The last row lies in the invariant subspace of the first three
+	// Row rows−2 lies in the invariant subspace of the first three
 	// coordinates: its Lanczos run breaks down after three steps, before
-	// the eight that fifteen components take, and its Gauss rule is exact
-	// from there.
-	clear(z[(rows-1)*n+3 : rows*n])
+	// the seven or eight the polynomials' degrees take, and its Gauss rule
+	// is exact from there. Row rows−1 is the fourth coordinate's eigenvector: its
+	// run stops at the first step, where the next vector would be 0/0.
+	clear(z[(rows-2)*n+3 : (rows-1)*n])
+	clear(z[(rows-1)*n : rows*n])
+	z[(rows-1)*n+3] = 1
+	// The projected case takes the top two eigenvectors off the rows and
+	// every product, as approxDoF deflates converged Ritz vectors.
+	top2 := &ritzDeflation{n: n, theta: lambda[n-2:], y: make([]float64, 2*n)}
+	for c := range 2 {
+		for i := range n {
+			top2.y[c*n+i] = u.At(i, n-1-c)
+		}
+	}
 	bl := blas.Default()
 	op := kernelop.NewDense(k, n, n, kernelop.Stats{}, bl)
 	type formsFunc func(ctx context.Context, z []float64, rows, s int) ([][]float64, []float64, []float64, error)
-	for _, method := range []struct {
-		name     string
-		forms    func(op kernelop.Operator) formsFunc
-		products int
-	}{
-		{"recurrence", func(op kernelop.Operator) formsFunc {
-			return residualRecurrence{op: op, bl: bl, lz: lz, mMax: steps}.forms
-		}, steps},
-		{"quadrature", func(op kernelop.Operator) formsFunc {
-			return lanczosQuadrature{op: op, bl: bl, lz: lz, mMax: steps}.forms
-		}, (steps + 2) / 2},
-	} {
-		t.Run("method="+method.name, func(t *testing.T) {
-			products := 0
-			forms, a1, a2, err := method.forms(countingOp{op, &products})(context.Background(), append([]float64(nil), z...), rows, rows-1)
-			if err != nil {
-				t.Fatal(err)
+	type projector func(bl blas.Float64, z []float64, rows int) []float64
+	// An even and an odd degree: the Gauss rules take ⌈(mMax+1)/2⌉
+	// products, 8 for 14 and 7 for 13.
+	for _, tc := range []struct{ mMax, gaussProducts int }{{14, 8}, {13, 7}} {
+		mMax := tc.mMax
+		for _, projected := range []bool{false, true} {
+			var project projector
+			zc := append([]float64(nil), z...)
+			if projected {
+				project = top2.project
+				top2.project(bl, zc, rows)
 			}
-			if products != method.products {
-				t.Errorf("%d block products, want %d", products, method.products)
+			for _, method := range []struct {
+				name     string
+				forms    func(op kernelop.Operator) formsFunc
+				products int // written out: the formula is what is tested
+			}{
+				{"recurrence", func(op kernelop.Operator) formsFunc {
+					return residualRecurrence{op: op, bl: bl, lz: lz, mMax: mMax, project: project}.forms
+				}, mMax},
+				{"quadrature", func(op kernelop.Operator) formsFunc {
+					return lanczosQuadrature{op: op, bl: bl, lz: lz, mMax: mMax, project: project}.forms
+				}, tc.gaussProducts},
+			} {
+				t.Run(fmt.Sprintf("method=%s/mMax=%d/projected=%t", method.name, mMax, projected), func(t *testing.T) {
+					products := 0
+					forms, a1, a2, err := method.forms(countingOp{op, &products})(context.Background(), append([]float64(nil), zc...), rows, rows-2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if products != method.products {
+						t.Errorf("%d block products, want %d", products, method.products)
+					}
+					checkSpectralForms(t, n, rows, mMax, zc, &u, lambda, jac, forms, a1, a2)
+				})
 			}
-			checkSpectralForms(t, n, rows, steps, z, &u, lambda, jac, forms, a1, a2)
-		})
+		}
 	}
 }
 
@@ -299,7 +330,7 @@ func checkSpectralForms(t *testing.T, n, rows, steps int, z []float64, u *mat.De
 			wantA1 += c2[kk] * lambda[kk]
 			wantA2 += c2[kk] * lambda[kk] * lambda[kk]
 		}
-		if r < rows-1 && !(relErr(a1[r], wantA1) <= 1e-12 && relErr(a2[r], wantA2) <= 1e-12) {
+		if r < len(a1) && !(relErr(a1[r], wantA1) <= 1e-12 && relErr(a2[r], wantA2) <= 1e-12) {
 			t.Errorf("row %d: control variates %v, %v, want %v, %v", r, a1[r], a2[r], wantA1, wantA2)
 		}
 		for m := 1; m <= steps; m++ {
@@ -500,7 +531,7 @@ func TestRitzDeflation(t *testing.T) {
 	for i := range rS {
 		rS[i] = yc[i] - kr.yhat[kr.steps*n+i]
 	}
-	b, kb, rows := ritzBasis(bl, kr, rS, mul(rS))
+	b, kb, rows, _ := ritzBasis(bl, kr, rS, mul(rS))
 	d, err := convergedRitz(bl, b, kb, rows, n)
 	if err != nil {
 		t.Fatal(err)
@@ -582,6 +613,50 @@ func TestApproxDoFNearBreakdown(t *testing.T) {
 	for k, s := range st {
 		if isNaNOrInf(s.DoF) {
 			t.Errorf("m = %d: DoF %v", k, s.DoF)
+		}
+	}
+}
+
+// TestApproxDoFGaussRulesAgree: the approximate DoF with the probes'
+// forms from Gauss rules and from the residual recurrence (what approxDoF
+// uses when the rules' Lanczos vectors would not fit in memory) are the
+// same estimate, the same probes and deflation, to rounding, while the
+// rules take half the block products.
+func TestApproxDoFGaussRulesAgree(t *testing.T) {
+	const n, d = 400, 4
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			v := rng.NormFloat64()
+			x.Set(i, j, v)
+			y[i] += math.Sin(v)
+		}
+		y[i] += 0.2 * rng.NormFloat64()
+	}
+	o := Options{Kernel: RBF{Width: 1}, Components: 20, DoF: DoFApprox}
+	gauss, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int) { quadratureMaxBytes = v }(quadratureMaxBytes)
+	quadratureMaxBytes = 0
+	rec, err := Fit(context.Background(), x, y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := gauss.Stats(), rec.Stats()
+	if len(a) != len(b) || len(a) < 15 {
+		t.Fatalf("%d and %d rows of statistics", len(a), len(b))
+	}
+	for m := range a {
+		if isNaNOrInf(a[m].DoF) || isNaNOrInf(b[m].DoF) {
+			t.Errorf("m = %d: DoF %v (Gauss rules), %v (recurrence)", m, a[m].DoF, b[m].DoF)
+			continue
+		}
+		if relErr(a[m].DoF, b[m].DoF) > 1e-8 || math.Abs(a[m].DoFSE-b[m].DoFSE) > 1e-8*a[m].DoF {
+			t.Errorf("m = %d: DoF %.12g ± %.3g (Gauss rules), %.12g ± %.3g (recurrence)", m, a[m].DoF, a[m].DoFSE, b[m].DoF, b[m].DoFSE)
 		}
 	}
 }

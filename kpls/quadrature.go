@@ -37,8 +37,9 @@ type lanczosQuadrature struct {
 	progress func(done, total int)
 }
 
-// quadratureMaxBytes bounds the Lanczos vectors lanczosQuadrature keeps.
-const quadratureMaxBytes = 1 << 30
+// quadratureMaxBytes bounds the Lanczos vectors lanczosQuadrature keeps
+// (a variable for the tests, which run both ways).
+var quadratureMaxBytes = 1 << 30
 
 // quadratureSteps is the number of block products lanczosQuadrature needs
 // for polynomials up to degree mMax.
@@ -139,8 +140,9 @@ func (lq lanczosQuadrature) forms(ctx context.Context, z []float64, rows, s int)
 	return lq.evaluate(alpha, beta, norm), a1, a2, nil
 }
 
-// jacobiScale bounds the norm of a Jacobi matrix from its entries so far
-// (Gershgorin), with a the newest diagonal entry.
+// jacobiScale is the scale of a Jacobi matrix from its entries so far,
+// with a the newest diagonal entry: the largest |α| or 2β, within a
+// factor of two of its norm.
 func jacobiScale(alpha, beta []float64, a float64) float64 {
 	s := math.Abs(a)
 	for _, v := range alpha {
