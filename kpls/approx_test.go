@@ -582,18 +582,7 @@ func TestRitzDeflation(t *testing.T) {
 // at m = 30; on the DoF bed's uniform8 case at the last three m, 0.2–39 %
 // off); the recurrence passes it at every m.
 func TestApproxDoFNearBreakdown(t *testing.T) {
-	const n, d = 1000, 8
-	rng := rand.New(rand.NewPCG(1, 8))
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range n {
-		for j := range d {
-			v := rng.Float64()
-			x.Set(i, j, v)
-			y[i] += math.Sin(3 * v)
-		}
-		y[i] += 0.3 * rng.NormFloat64()
-	}
+	x, y := sumOfSines(1000, 8, 1, true, 0.3)
 	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.5}, Components: 40, DoF: DoFApprox})
 	if err != nil {
 		t.Fatal(err)
@@ -623,18 +612,7 @@ func TestApproxDoFNearBreakdown(t *testing.T) {
 // same estimate, the same probes and deflation, to rounding, while the
 // rules take half the block products.
 func TestApproxDoFGaussRulesAgree(t *testing.T) {
-	const n, d = 400, 4
-	rng := rand.New(rand.NewPCG(3, 4))
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := range n {
-		for j := range d {
-			v := rng.NormFloat64()
-			x.Set(i, j, v)
-			y[i] += math.Sin(v)
-		}
-		y[i] += 0.2 * rng.NormFloat64()
-	}
+	x, y := sumOfSines(400, 4, 3, false, 0.2)
 	o := Options{Kernel: RBF{Width: 1}, Components: 20, DoF: DoFApprox}
 	gauss, err := Fit(context.Background(), x, y, o)
 	if err != nil {
@@ -659,4 +637,27 @@ func TestApproxDoFGaussRulesAgree(t *testing.T) {
 			t.Errorf("m = %d: DoF %.12g ± %.3g (Gauss rules), %.12g ± %.3g (recurrence)", m, a[m].DoF, a[m].DoFSE, b[m].DoF, b[m].DoFSE)
 		}
 	}
+}
+
+// sumOfSines returns d features, uniform on [0, 1) with y = Σ sin(3x_j),
+// or standard normal with y = Σ sin(x_j), plus normal noise of the given
+// standard deviation.
+func sumOfSines(n, d int, seed uint64, uniform bool, noise float64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, uint64(d)))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			var v, f float64
+			if uniform {
+				v, f = rng.Float64(), 3
+			} else {
+				v, f = rng.NormFloat64(), 1
+			}
+			x.Set(i, j, v)
+			y[i] += math.Sin(f * v)
+		}
+		y[i] += noise * rng.NormFloat64()
+	}
+	return x, y
 }

@@ -6,9 +6,6 @@ import (
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
 // lanczosQuadrature computes the same quadratic forms as
@@ -25,17 +22,9 @@ import (
 //
 // The price is memory: every row keeps its j Lanczos vectors for the
 // reorthogonalisation (rows·j·n floats), which is why approxDoF keeps the
-// recurrence when that would be large (quadratureMaxBytes).
-type lanczosQuadrature struct {
-	op   kernelop.Operator
-	bl   blas.Float64
-	lz   *lanczos
-	mMax int
-	// project, when not nil, removes after each product directions in
-	// which the exact vectors have no component.
-	project  func(bl blas.Float64, z []float64, rows int) []float64
-	progress func(done, total int)
-}
+// recurrence when that would be large (quadratureMaxBytes). It takes the
+// same inputs as residualRecurrence.
+type lanczosQuadrature residualRecurrence
 
 // quadratureMaxBytes bounds the Lanczos vectors lanczosQuadrature keeps
 // (a variable for the tests, which run both ways).
