@@ -86,12 +86,17 @@ func BenchmarkBands(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	m5, err := m.At(5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	band := kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand}
 	z, _ := kinLike(1000)
 	for _, points := range []int{1, 100, 1000} {
 		zp := z.Slice(0, points, 0, 8)
 		b.Run(fmt.Sprintf("n=%d/m=5/points=%d", n, points), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.PredictBands(context.Background(), zp, 5, kpls.BandOptions{}); err != nil {
+				if _, err := m5.Predict(context.Background(), zp, band); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -99,7 +104,7 @@ func BenchmarkBands(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("n=%d/predict/points=%d", n, points), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.Predict(context.Background(), zp, 5); err != nil {
+				if _, err := m5.Predict(context.Background(), zp, kpls.PredictOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -118,10 +123,14 @@ func BenchmarkBandsReverse(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		m40, err := m.At(40)
+		if err != nil {
+			b.Fatal(err)
+		}
 		z, _ := kinLike(500)
 		b.Run(fmt.Sprintf("n=%d/m=40/points=500", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.PredictBands(context.Background(), z, 40, kpls.BandOptions{}); err != nil {
+				if _, err := m40.Predict(context.Background(), z, kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand}); err != nil {
 					b.Fatal(err)
 				}
 			}

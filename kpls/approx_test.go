@@ -73,7 +73,7 @@ func TestApproxDoFAccuracy(t *testing.T) {
 			}
 			var worst, worstL float64
 			compared, expected := 0, 0
-			for k := 1; k <= m.ValidComponents(); k++ {
+			for k := 1; k <= m.validComponents(); k++ {
 				want := b.exact(k)
 				got := m.Stats()[k].DoF
 				if math.IsNaN(want) {
@@ -101,8 +101,8 @@ func TestApproxDoFAccuracy(t *testing.T) {
 				}
 			}
 			// Refusals past m = 8 are allowed above; the rest must compare.
-			if m.ValidComponents() < 8 || compared == 0 || expected-compared > max(0, m.ValidComponents()-8) {
-				t.Errorf("%d components, %d values compared of %d with an exact value", m.ValidComponents(), compared, expected)
+			if m.validComponents() < 8 || compared == 0 || expected-compared > max(0, m.validComponents()-8) {
+				t.Errorf("%d components, %d values compared of %d with an exact value", m.validComponents(), compared, expected)
 			}
 			t.Logf("max rel error: approx %.2g, lanczos %.2g", worst, worstL)
 		})
@@ -129,8 +129,8 @@ func TestApproxDoFDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.ValidComponents() < 8 || c.ValidComponents() < 8 {
-		t.Fatalf("%d and %d valid components, want 8", a.ValidComponents(), c.ValidComponents())
+	if a.validComponents() < 8 || c.validComponents() < 8 {
+		t.Fatalf("%d and %d valid components, want 8", a.validComponents(), c.validComponents())
 	}
 	for k := 1; k <= 8; k++ {
 		if math.Float64bits(a.Stats()[k].DoF) != math.Float64bits(b.Stats()[k].DoF) || math.IsNaN(a.Stats()[k].DoF) {
@@ -587,8 +587,8 @@ func TestApproxDoFNearBreakdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Stop().Reason != StopOrthogonality {
-		t.Fatalf("the fit stopped with %q, not at the K-orthogonality edge this test is about", m.Stop().Reason)
+	if m.stopped().Reason != StopOrthogonality {
+		t.Fatalf("the fit stopped with %q, not at the K-orthogonality edge this test is about", m.stopped().Reason)
 	}
 	for _, w := range m.Warnings() {
 		if w.Code == WarnDoFUnknown {
@@ -596,8 +596,8 @@ func TestApproxDoFNearBreakdown(t *testing.T) {
 		}
 	}
 	st := m.Stats()
-	if len(st) != m.ValidComponents()+1 {
-		t.Fatalf("%d rows of statistics for %d valid components", len(st), m.ValidComponents())
+	if len(st) != m.validComponents()+1 {
+		t.Fatalf("%d rows of statistics for %d valid components", len(st), m.validComponents())
 	}
 	for k, s := range st {
 		if isNaNOrInf(s.DoF) {

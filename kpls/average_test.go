@@ -37,19 +37,19 @@ func TestSelectAverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := m.Predict(ctx, z, c.M)
+		p, err := m.predictAt(ctx, z, c.M)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, p)
 	}
-	if sel.Mean == nil {
+	if sel.mean() == nil {
 		t.Fatal("no mean with a margin")
 	}
-	if ms := sel.Mean.Members(); len(want) < 2 || len(ms) != len(want) || ms[0] != sel.Model {
+	if ms := sel.mean().Members(); len(want) < 2 || len(ms) != len(want) || ms[0] != sel.Model {
 		t.Fatalf("%d models averaged, %d grid points within the margin (want at least 2, the best first)", len(ms), len(want))
 	}
-	got, err := sel.Mean.Predict(ctx, z)
+	got, err := sel.mean().predict(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +62,13 @@ func TestSelectAverage(t *testing.T) {
 			t.Errorf("row %d: average %v, by hand %v", i, got[i], mean)
 		}
 	}
-	so.AverageWithin = 0
+	so.AverageWithin, so.AverageBy = 0, AverageNone
 	one, err := Select(ctx, x, y, so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if one.Mean != nil {
-		t.Errorf("no margin: %d models averaged", len(one.Mean.Members()))
+	if one.Predictor != Predictor(one.Model) {
+		t.Errorf("averaging off: the predictor is a %T, not the best model", one.Predictor)
 	}
 	for _, bad := range []SelectOptions{
 		{Options: Options{Criterion: GCV}, AverageWithin: 0.05},
@@ -108,7 +108,7 @@ func TestSelectAverageDoF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		members := len(sel.Mean.Members())
+		members := len(sel.mean().Members())
 		if (c.within > 0.1) != (members > 1) {
 			t.Fatalf("%s: %d members", c.name, members)
 		}
@@ -124,16 +124,16 @@ func TestSelectAverageDoF(t *testing.T) {
 		switch {
 		case c.want == DoFNone && b.DoF != float64(b.M+1):
 			t.Errorf("%s: the best's DoF %v, want the naive m + 1 = %d of DoFNone", c.name, b.DoF, b.M+1)
-		case c.want == DoFNone && !math.IsNaN(sel.Mean.Stats().DoF):
-			t.Errorf("%s: the mean's DoF %v, want NaN (its members' are not computed)", c.name, sel.Mean.Stats().DoF)
+		case c.want == DoFNone && !math.IsNaN(sel.mean().Stats().DoF):
+			t.Errorf("%s: the mean's DoF %v, want NaN (its members' are not computed)", c.name, sel.mean().Stats().DoF)
 		case c.want != DoFNone && !(math.Abs(b.DoF-st.DoF) <= 4*b.DoFSE+1e-9):
 			t.Errorf("%s: the best's DoF %v ± %v, exact %v", c.name, b.DoF, b.DoFSE, st.DoF)
 		}
-		got, err := sel.Model.Predict(ctx, z, b.M)
+		got, err := sel.Model.predictAt(ctx, z, b.M)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := exact.Predict(ctx, z, b.M)
+		want, err := exact.predictAt(ctx, z, b.M)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestSelectAverageStacked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := m.Predict(ctx, xte, c.M)
+			p, err := m.predictAt(ctx, xte, c.M)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestSelectAverageStacked(t *testing.T) {
 			want, wantW = append(want, c), append(wantW, w[j])
 		}
 	}
-	ms := sel.Mean.Members()
+	ms := sel.mean().Members()
 	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
 		t.Fatalf("%d members with %d weights; by hand %d (weights %v)", len(ms), len(sel.MeanWeights), len(want), w)
 	}
@@ -240,7 +240,7 @@ func TestSelectAverageStacked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := plain.Predict(ctx, z, c.M)
+		p, err := plain.predictAt(ctx, z, c.M)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestSelectAverageStacked(t *testing.T) {
 			pred[i] += v / float64(len(want))
 		}
 	}
-	got, err := sel.Mean.Predict(ctx, z)
+	got, err := sel.mean().predict(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,11 +309,11 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	}
 	apart := func(name string, sel *Selection) {
 		t.Helper()
-		if sel.Mean == nil {
+		if sel.mean() == nil {
 			t.Fatalf("%s: no mean", name)
 		}
 		own := 0
-		for _, m := range sel.Mean.Members() {
+		for _, m := range sel.mean().Members() {
 			own += 1 + max(m.Chosen().M, 1) // a build and its steps
 		}
 		if extra := sel.Passes - cvPasses(sel); extra < own {
@@ -331,7 +331,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	if sel, err = Select(ctx, x, y, so); err != nil {
 		t.Fatal(err)
 	}
-	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+	if sel.mean() == nil || len(sel.mean().Members()) < 2 {
 		t.Fatal("no mean of several models")
 	}
 	if want := cvPasses(sel); sel.Passes != want {
@@ -348,11 +348,11 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := plain.Predict(ctx, z, c)
+			want, err := plain.predictAt(ctx, z, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := m.Predict(ctx, z, c)
+			got, err := m.predictAt(ctx, z, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -363,7 +363,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 			}
 		}
 	}
-	asPlain("one target", y, sel.Mean)
+	asPlain("one target", y, sel.mean())
 	// Hybrid storage (a third of the matrix cached) and matrix-free
 	// storage compute their entries once for a block: the fits ride there
 	// too.
@@ -378,13 +378,13 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := string(st.storage) + " storage"
-		if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+		if sel.mean() == nil || len(sel.mean().Members()) < 2 {
 			t.Fatalf("%s: no mean of several models", name)
 		}
 		if want := cvPasses(sel); sel.Passes != want {
 			t.Errorf("%s: %d passes, want %d: a build and a block product per step at each grid point, nothing after", name, sel.Passes, want)
 		}
-		asPlain(name, y, sel.Mean)
+		asPlain(name, y, sel.mean())
 	}
 	// Two targets, with repeated folds: each target's fit rides once.
 	y2 := make([]float64, len(y))
@@ -398,10 +398,10 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, yk := range [][]float64{y, y2} {
-		if sels[k].Mean == nil || len(sels[k].Mean.Members()) < 2 {
+		if sels[k].mean() == nil || len(sels[k].mean().Members()) < 2 {
 			t.Fatalf("target %d: no mean of several models", k+1)
 		}
-		asPlain(fmt.Sprintf("target %d of two", k+1), yk, sels[k].Mean)
+		asPlain(fmt.Sprintf("target %d of two", k+1), yk, sels[k].mean())
 	}
 	// The targets share each grid point's matrix and block products.
 	want := cvPasses(sels...)

@@ -15,7 +15,7 @@ import (
 )
 
 // Band is a prediction with its pointwise confidence interval.
-type Band struct {
+type bandValue struct {
 	Yhat  float64 `json:"yhat"`
 	SE    float64 `json:"se"`
 	Lower float64 `json:"lower"`
@@ -24,7 +24,7 @@ type Band struct {
 
 // BandOptions configure confidence bands. The zero value gives 98 % bands
 // with the intercept's share of the variance included.
-type BandOptions struct {
+type bandOpts struct {
 	// Level is the coverage in (0, 1); zero means 0.98 (the paper's figure).
 	Level float64
 	// NoIntercept drops the 1/n term of the variance, as the paper does:
@@ -46,7 +46,7 @@ const unreliableTol = 1e-6
 // that is larger. Cost: comp
 // products of the n×n kernel matrix with blocks of points, plus, on the
 // first request at comp, comp products with the comp scores (kept).
-func (m *Model) PredictBands(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
+func (m *Model) predictBands(ctx context.Context, x mat.Matrix, comp int, opt bandOpts) ([]bandValue, error) {
 	if err := m.checkComponents(comp); err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (m *Model) PredictBands(ctx context.Context, x mat.Matrix, comp int, opt Ba
 
 // TrainingBands returns the fitted values at the training points with
 // their confidence intervals (as PredictBands at the training inputs).
-func (m *Model) TrainingBands(ctx context.Context, comp int, opt BandOptions) ([]Band, error) {
+func (m *Model) trainingBands(ctx context.Context, comp int, opt bandOpts) ([]bandValue, error) {
 	if err := m.checkComponents(comp); err != nil {
 		return nil, err
 	}
@@ -72,12 +72,12 @@ func (m *Model) TrainingBands(ctx context.Context, comp int, opt BandOptions) ([
 	})
 }
 
-func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fill func(dst []float64, r0, rows int)) ([]Band, error) {
+func (m *Model) bands(ctx context.Context, comp int, opt bandOpts, p int, fill func(dst []float64, r0, rows int)) ([]bandValue, error) {
 	zq, err := bandQuantile(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	sigma, _ := m.NoiseLevel(comp)
+	sigma, _ := m.noiseLevel(comp)
 	if math.IsNaN(sigma) {
 		return nil, fmt.Errorf("%w: σ̂ for m = %d needs a DoF, and it could not be computed", ErrUnreliable, comp)
 	}
@@ -86,7 +86,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 		return nil, err
 	}
 	chunk := r.chunk
-	out := make([]Band, p)
+	out := make([]bandValue, p)
 	n := m.n
 	for r0 := 0; r0 < p; r0 += chunk {
 		rows := min(chunk, p-r0)
@@ -100,7 +100,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 			for _, v := range h[i*n : (i+1)*n] {
 				h2 += v * v
 			}
-			out[r0+i] = band(m.yMean+f[i], h2, m.total(), sigma, zq, opt)
+			out[r0+i] = bandOf(m.yMean+f[i], h2, m.total(), sigma, zq, opt)
 		}
 	}
 	return out, nil
@@ -108,17 +108,17 @@ func (m *Model) bands(ctx context.Context, comp int, opt BandOptions, p int, fil
 
 // band is a prediction with the band of variance σ̂²(h2 + 1/n), or
 // σ̂²·h2 without the intercept's share (n: N = Σw with weights).
-func band(yhat, h2, n float64, sigma, zq float64, opt BandOptions) Band {
+func bandOf(yhat, h2, n float64, sigma, zq float64, opt bandOpts) bandValue {
 	if !opt.NoIntercept {
 		h2 += 1 / n
 	}
 	se := sigma * math.Sqrt(h2)
-	return Band{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}
+	return bandValue{Yhat: yhat, SE: se, Lower: yhat - zq*se, Upper: yhat + zq*se}
 }
 
 // bandQuantile checks the context and the level of opt and returns the
 // normal quantile of the two-sided band.
-func bandQuantile(ctx context.Context, opt BandOptions) (float64, error) {
+func bandQuantile(ctx context.Context, opt bandOpts) (float64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}

@@ -49,7 +49,7 @@ func TestBandsExactPath(t *testing.T) {
 				g2[i] += g * g
 			}
 		}
-		b, err := m.PredictBands(ctx, z, comp, BandOptions{})
+		b, err := m.predictBands(ctx, z, comp, bandOpts{})
 		if err != nil {
 			t.Fatalf("m = %d: %v", comp, err)
 		}
@@ -66,7 +66,7 @@ func TestBandsExactPath(t *testing.T) {
 		comp int
 		tol  float64
 	}{{8, 1e-7}, {18, 1e-8}} {
-		want, err := m.PredictBands(ctx, z, c.comp, BandOptions{})
+		want, err := m.predictBands(ctx, z, c.comp, bandOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,16 +81,16 @@ func TestBandsExactPath(t *testing.T) {
 
 // forwardBands is PredictBands through the forward Jacobian J = ∂α/∂ỹ:
 // h = C Jᵀk̃(x), C projecting off the vector K annihilates.
-func forwardBands(t *testing.T, m *Model, z *mat.Dense, comp int) []Band {
+func forwardBands(t *testing.T, m *Model, z *mat.Dense, comp int) []bandValue {
 	t.Helper()
 	p, _ := z.Dims()
-	n := m.N()
+	n := m.n
 	jac := alphaJacobian(t, m, comp)
 	zs, _, _ := m.inputs(z)
 	kx := make([]float64, p*n)
 	m.centredCross(kx, zs, p)
 	alpha := m.alpha[comp*n : (comp+1)*n]
-	out := make([]Band, p)
+	out := make([]bandValue, p)
 	for i := range p {
 		k := kx[i*n : (i+1)*n]
 		h := make([]float64, n)
@@ -111,7 +111,7 @@ func forwardBands(t *testing.T, m *Model, z *mat.Dense, comp int) []Band {
 			v -= mean * m.rootWeight(j)
 			h2 += v * v
 		}
-		out[i] = band(m.yMean+f, h2, m.total(), m.Stats()[comp].Sigma, 1, BandOptions{})
+		out[i] = bandOf(m.yMean+f, h2, m.total(), m.Stats()[comp].Sigma, 1, bandOpts{})
 	}
 	return out
 }
@@ -180,12 +180,12 @@ func TestBandsReverseWeighted(t *testing.T) {
 	if m.ritzReproduces(ctx, op, theta, comp) {
 		t.Fatalf("m = %d reproduces α on the Ritz path: the case no longer tests the reverse path", comp)
 	}
-	got, err := m.PredictBands(ctx, z, comp, BandOptions{})
+	got, err := m.predictBands(ctx, z, comp, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fwd := forwardBands(t, m, z, comp)
-	want, err := rep.PredictBands(ctx, z, comp, BandOptions{})
+	want, err := rep.predictBands(ctx, z, comp, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}

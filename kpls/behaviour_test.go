@@ -47,7 +47,7 @@ func TestPlsdofLinear(t *testing.T) {
 	for k, st := range m.Stats() {
 		worstDoF = math.Max(worstDoF, relErr(st.DoFClipped, ref.Fit.DoF[k]))
 		worstRSS = math.Max(worstRSS, relErr(st.RSS, ref.Fit.RSS[k]))
-		p, err := m.Predict(context.Background(), x, k)
+		p, err := m.predictAt(context.Background(), x, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,19 +167,19 @@ func TestBreakdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := m.ValidComponents()
+		c := m.validComponents()
 		if c < s.MValidMax || c > rank || c >= 30 {
 			t.Errorf("%s: %d valid components; the reference's fit is reliable to %d, the numerical rank of K_c is %d, 30 were asked for", dof, c, s.MValidMax, rank)
 		}
-		if !hasWarning(m.Warnings(), WarnFewerComponents) || m.Stop().Reason == StopNone || m.Stop().Component != c+1 {
-			t.Errorf("%s: no warning or stop status for the breakdown: %q, %+v", dof, m.Warnings(), m.Stop())
+		if !hasWarning(m.Warnings(), WarnFewerComponents) || m.stopped().Reason == StopNone || m.stopped().Component != c+1 {
+			t.Errorf("%s: no warning or stop status for the breakdown: %q, %+v", dof, m.Warnings(), m.stopped())
 		}
 		if len(proj) <= c {
 			t.Errorf("%s: %d valid components, but the Krylov space built here is exhausted after %d", dof, c, len(proj)-1)
 		}
 		var worstProj float64
 		for k := 0; k <= c && k < len(proj); k++ {
-			p, err := m.Predict(context.Background(), rc.x, k)
+			p, err := m.predictAt(context.Background(), rc.x, k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +231,7 @@ func TestBreakdown(t *testing.T) {
 		if compared == 0 {
 			t.Errorf("%s: no DoF compared", dof)
 		}
-		if _, err := m.Predict(context.Background(), rc.x, m.ValidComponents()+1); !errors.Is(err, ErrComponents) {
+		if _, err := m.predictAt(context.Background(), rc.x, m.validComponents()+1); !errors.Is(err, ErrComponents) {
 			t.Errorf("prediction past the valid components: %v", err)
 		}
 	}
@@ -387,21 +387,21 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Predict(context.Background(), mat.NewDense(2, 2, nil), 1); !errors.Is(err, ErrShape) {
+	if _, err := m.predictAt(context.Background(), mat.NewDense(2, 2, nil), 1); !errors.Is(err, ErrShape) {
 		t.Errorf("wrong feature count: %v", err)
 	}
-	if _, err := m.Predict(context.Background(), nan, 1); !errors.Is(err, ErrNonFinite) {
+	if _, err := m.predictAt(context.Background(), nan, 1); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN input: %v", err)
 	}
 	lin, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 1, RawFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lin.Predict(context.Background(), mat.NewDense(1, 1, []float64{1e308}), 1); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
+	if _, err := lin.predictAt(context.Background(), mat.NewDense(1, 1, []float64{1e308}), 1); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("overflowing linear prediction: %v", err)
 	}
 	for _, lv := range []float64{-0.1, 1, 1.5, math.NaN()} {
-		if _, err := m.PredictBands(ctx, x, 1, BandOptions{Level: lv}); !errors.Is(err, ErrLevel) {
+		if _, err := m.predictBands(ctx, x, 1, bandOpts{Level: lv}); !errors.Is(err, ErrLevel) {
 			t.Errorf("level %g: %v", lv, err)
 		}
 	}
@@ -429,32 +429,32 @@ func TestModelFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ValidComponents() < 1 {
+	if m.validComponents() < 1 {
 		t.Fatal("no components to round-trip")
 	}
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := m.save(&buf); err != nil {
 		t.Fatal(err)
 	}
 	file := buf.Bytes()
-	m2, err := Load(bytes.NewReader(file))
+	m2, err := loadModel(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for comp := 0; comp <= m.ValidComponents(); comp++ {
-		p1, err := m.Predict(context.Background(), z, comp)
+	for comp := 0; comp <= m.validComponents(); comp++ {
+		p1, err := m.predictAt(context.Background(), z, comp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := m2.Predict(context.Background(), z, comp)
+		p2, err := m2.predictAt(context.Background(), z, comp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b1, err := m.PredictBands(ctx, z, comp, BandOptions{})
+		b1, err := m.predictBands(ctx, z, comp, bandOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b2, err := m2.PredictBands(ctx, z, comp, BandOptions{})
+		b2, err := m2.predictBands(ctx, z, comp, bandOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,7 +476,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 		"format":       []byte(`{"format":"something","version":1}`),
 	}
 	for want, b := range bad {
-		if _, err := Load(bytes.NewReader(b)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), want) {
+		if _, err := loadModel(bytes.NewReader(b)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
 	}

@@ -83,7 +83,7 @@ func fillCriteria(s *Stats, nf, dofMax float64) {
 // FirstLocalMin returns the first index i with score[i] ≤ score[i+1], or
 // the last index if the scores keep falling. Scores past the first NaN are
 // not considered; it returns -1 if score[0] is NaN or scores is empty.
-func FirstLocalMin(score []float64) int {
+func firstLocalMin(score []float64) int {
 	last := -1
 	for i, v := range score {
 		if math.IsNaN(v) {

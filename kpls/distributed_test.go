@@ -59,7 +59,7 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 					o.Storage = s
 					type fitted struct {
 						m     *Model
-						bands []Band
+						bands []bandValue
 					}
 					// Bands multiply by the kernel matrix too, so every rank asks for them.
 					res := onRanks(t, size, func(ctx context.Context) (fitted, error) {
@@ -67,7 +67,7 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 						if err != nil {
 							return fitted{}, err
 						}
-						b, err := m.PredictBands(ctx, nx, 10, BandOptions{})
+						b, err := m.predictBands(ctx, nx, 10, bandOpts{})
 						return fitted{m, b}, err
 					})
 					for p, r := range res {
@@ -75,7 +75,7 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 						compareBands(t, fmt.Sprint("rank ", p), r.bands, res[0].bands, 0)
 					}
 					compareModels(t, "one process", res[0].m, ref, nx, 1e-10)
-					wb, err := ref.PredictBands(context.Background(), nx, 10, BandOptions{})
+					wb, err := ref.predictBands(context.Background(), nx, 10, bandOpts{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -131,7 +131,7 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref.Mean == nil || len(ref.Mean.Members()) < 2 {
+	if ref.mean() == nil || len(ref.mean().Members()) < 2 {
 		t.Fatal("one process: no mean of several models")
 	}
 	sels := onRanks(t, 2, func(ctx context.Context) (*Selection, error) { return Select(ctx, x, y, so) })
@@ -139,7 +139,7 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 		if sel.Passes != ref.Passes {
 			t.Errorf("rank %d: %d passes, one process %d", p, sel.Passes, ref.Passes)
 		}
-		got, want := sel.Mean.Members(), ref.Mean.Members()
+		got, want := sel.mean().Members(), ref.mean().Members()
 		if len(got) != len(want) {
 			t.Fatalf("rank %d: %d members, one process %d", p, len(got), len(want))
 		}
@@ -148,11 +148,11 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 			if w := want[k]; c != w.Chosen().M || m.Options().Kernel != w.Options().Kernel {
 				t.Fatalf("rank %d: member %d is %v at m = %d, one process %v at m = %d", p, k+1, m.Options().Kernel, c, w.Options().Kernel, w.Chosen().M)
 			}
-			g, err := m.Predict(context.Background(), z, c)
+			g, err := m.predictAt(context.Background(), z, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := want[k].Predict(context.Background(), z, c)
+			w, err := want[k].predictAt(context.Background(), z, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,9 +163,9 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 	}
 }
 
-func compareBands(t *testing.T, what string, got, want []Band, tol float64) {
+func compareBands(t *testing.T, what string, got, want []bandValue, tol float64) {
 	t.Helper()
-	flat := func(bs []Band) []float64 {
+	flat := func(bs []bandValue) []float64 {
 		var f []float64
 		for _, b := range bs {
 			f = append(f, b.Yhat, b.SE)
@@ -205,11 +205,11 @@ func compareModels(t *testing.T, what string, got, want *Model, nx mat.Matrix, t
 		}
 		wa, _ := want.Alpha(comp)
 		near(fmt.Sprintf("α_%d", comp), ga, wa)
-		gp, err := got.Predict(ctx, nx, comp)
+		gp, err := got.predictAt(ctx, nx, comp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wp, _ := want.Predict(ctx, nx, comp)
+		wp, _ := want.predictAt(ctx, nx, comp)
 		near(fmt.Sprintf("predictions at m=%d", comp), gp, wp)
 	}
 }

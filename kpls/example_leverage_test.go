@@ -13,7 +13,7 @@ import (
 // Two features that move together in training: a new point inside both
 // features' ranges but against their correlation has a leverage above 1,
 // which no training row can have, and the model extrapolates there.
-func ExampleModel_Leverage() {
+func ExampleExtrapolation_leverage() {
 	x := mat.NewDense(40, 2, nil)
 	y := make([]float64, 40)
 	for i := range 40 {
@@ -28,12 +28,17 @@ func ExampleModel_Leverage() {
 		return
 	}
 	z := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, -0.5})
-	h, err := m.Leverage(context.Background(), z, 2)
+	m2, err := m.At(2)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for i, v := range h {
+	p, err := m2.Predict(context.Background(), z, kpls.PredictOptions{Diagnostics: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, v := range p.Extrapolation.Leverage {
 		fmt.Printf("point %d: leverage above the limit: %v\n", i+1, v > kpls.LeverageLimit)
 	}
 	// Output:

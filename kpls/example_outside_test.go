@@ -14,7 +14,7 @@ import (
 // training inputs, one far beyond their ranges (the distance rule, here
 // the range excess, and the leverage too), and one inside both features'
 // ranges but against their correlation (the leverage alone).
-func ExampleModel_PredictOutside() {
+func ExampleExtrapolation() {
 	x := mat.NewDense(40, 2, nil)
 	y := make([]float64, 40)
 	for i := range 40 {
@@ -29,11 +29,17 @@ func ExampleModel_PredictOutside() {
 		return
 	}
 	z := mat.NewDense(3, 2, []float64{0.5, 0.5, 30, 30, 0.5, -0.5})
-	_, ex, err := m.PredictOutside(context.Background(), z, 2)
+	m2, err := m.At(2)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	p, err := m2.Predict(context.Background(), z, kpls.PredictOptions{Diagnostics: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ex := p.Extrapolation
 	for i, out := range ex.Outside {
 		fmt.Printf("point %d: outside %v (%s above %g: %v, leverage above %g: %v)\n", i+1, out,
 			ex.Measure, ex.Threshold, ex.Distance[i] > ex.Threshold, kpls.LeverageLimit, ex.Leverage[i] > kpls.LeverageLimit)

@@ -40,9 +40,9 @@ func ExampleSelectTargets() {
 	// wave: rbf, m = 10
 }
 
-// ExampleModel_PredictIntervals contrasts a confidence band for f(x)
-// with a prediction interval for a new observation at the same x.
-func ExampleModel_PredictIntervals() {
+// ExamplePredictOptions contrasts a confidence band for f(x) with a
+// prediction interval for a new observation at the same x.
+func ExamplePredictOptions() {
 	x, y := sinc(200)
 	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 6})
 	if err != nil {
@@ -50,9 +50,8 @@ func ExampleModel_PredictIntervals() {
 		return
 	}
 	at := mat.NewDense(1, 1, []float64{0.5})
-	c := m.Chosen().M
-	band, _ := m.PredictBands(context.Background(), at, c, kpls.BandOptions{Level: 0.95})
-	iv, _ := m.PredictIntervals(context.Background(), at, c, kpls.BandOptions{Level: 0.95})
-	fmt.Printf("f(0.5) within ±%.2f, a new y within ±%.2f\n", band[0].Upper-band[0].Yhat, iv[0].Upper-iv[0].Yhat)
+	band, _ := m.Predict(context.Background(), at, kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: 0.95})
+	iv, _ := m.Predict(context.Background(), at, kpls.PredictOptions{Uncertainty: kpls.PredictionInterval, Level: 0.95})
+	fmt.Printf("f(0.5) within ±%.2f, a new y within ±%.2f\n", band.Upper[0]-band.Yhat[0], iv.Upper[0]-iv.Yhat[0])
 	// Output: f(0.5) within ±0.04, a new y within ±0.20
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -55,21 +56,26 @@ func ExampleSelect() {
 	// Output: width 1 with 4 components
 }
 
-func ExampleModel_PredictBands() {
+func ExampleModel_Predict() {
 	x, y := sinc(100)
 	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 4})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	z := mat.NewDense(2, 1, []float64{0, 2})
-	bands, err := m.PredictBands(context.Background(), z, 4, kpls.BandOptions{Level: 0.98})
+	m4, err := m.At(4) // predict with 4 components, whatever GCV chose
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for i, b := range bands {
-		fmt.Printf("f(%g) = %.2f ± %.2f\n", z.At(i, 0), b.Yhat, b.Upper-b.Yhat)
+	z := mat.NewDense(2, 1, []float64{0, 2})
+	p, err := m4.Predict(context.Background(), z, kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: 0.98})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, yhat := range p.Yhat {
+		fmt.Printf("f(%g) = %.2f ± %.2f\n", z.At(i, 0), yhat, p.Upper[i]-yhat)
 	}
 	// Output:
 	// f(0) = 0.96 ± 0.08
@@ -84,7 +90,7 @@ func ExampleLoad() {
 		return
 	}
 	var file bytes.Buffer
-	if err := m.Save(&file); err != nil {
+	if err := kpls.Save(&file, m); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -94,9 +100,9 @@ func ExampleLoad() {
 		return
 	}
 	z := mat.NewDense(1, 1, []float64{0.5})
-	a, _ := m.Predict(context.Background(), z, 3)
-	b, _ := loaded.Predict(context.Background(), z, 3)
-	fmt.Println("identical after loading:", a[0] == b[0])
+	a, _ := m.Predict(context.Background(), z, kpls.PredictOptions{})
+	b, _ := loaded[0].Predict(context.Background(), z, kpls.PredictOptions{})
+	fmt.Println("identical after loading:", a.Yhat[0] == b.Yhat[0])
 	// Output: identical after loading: true
 }
 
@@ -116,7 +122,7 @@ func ExampleOptions_memoryLimit() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("limit %7d bytes: %s, RSS(5) = %.4f\n", limit, m.Storage(), m.Stats()[5].RSS)
+		fmt.Printf("limit %7d bytes: %s, RSS(5) = %.4f\n", limit, m.Summary().Storage, m.Stats()[5].RSS)
 	}
 	// Output:
 	// limit 2000000 bytes: dense, RSS(5) = 5.1793
@@ -125,8 +131,8 @@ func ExampleOptions_memoryLimit() {
 }
 
 // ExampleMean chooses kernel, width and m by cross-validation and
-// predicts with the mean of the grid points within 5 % of the best
-// RMSECV, as kpls select does by default.
+// predicts with the mean of every grid point within 5 % of the best
+// RMSECV (Select's default keeps, within 10 %, those stacking weighs).
 func ExampleMean() {
 	x, y := sinc(100)
 	sel, err := kpls.Select(context.Background(), x, y, kpls.SelectOptions{
@@ -134,18 +140,60 @@ func ExampleMean() {
 		Kernels:       []kpls.Kernel{kpls.RBF{}},
 		Widths:        []float64{0.1, 0.3, 1},
 		AverageWithin: 0.05,
-		AverageBy:     kpls.AverageAll, // every point within 5 %; the default keeps those stacking weighs
+		AverageBy:     kpls.AverageAll,
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	z := mat.NewDense(1, 1, []float64{0.5})
-	yhat, err := sel.Mean.Predict(context.Background(), z)
+	p, err := sel.Predictor.Predict(context.Background(), z, kpls.PredictOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%d models averaged; f(0.5) ≈ %.2f (sinc: %.2f)\n", len(sel.Mean.Members()), yhat[0], math.Sin(0.5)/0.5)
+	fmt.Printf("%d models averaged; f(0.5) ≈ %.2f (sinc: %.2f)\n", len(sel.Predictor.Summary().Members), p.Yhat[0], math.Sin(0.5)/0.5)
 	// Output: 2 models averaged; f(0.5) ≈ 0.94 (sinc: 0.96)
+}
+
+// ExamplePredictor selects a model as kpls select does (kernel, width and
+// m by cross-validation, averaging the grid points stacking weighs),
+// saves it, loads it back and predicts 95 % intervals from several
+// goroutines at once: a Predictor is the same to use whether the file
+// holds one model or a mean of several, and safe for concurrent use.
+func ExamplePredictor() {
+	ctx := context.Background()
+	x, y := sinc(200)
+	sel, err := kpls.Select(ctx, x, y, kpls.SelectOptions{Options: kpls.Options{Seed: 1}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var file bytes.Buffer
+	if err := kpls.Save(&file, sel.Predictor); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ps, err := kpls.Load(&file)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := ps[0] // one predictor per target
+	at := []float64{-2, -1, 0.5, 2}
+	widths := make([]float64, len(at))
+	var wg sync.WaitGroup
+	for i, v := range at {
+		wg.Go(func() {
+			pred, err := p.Predict(ctx, mat.NewDense(1, 1, []float64{v}), kpls.PredictOptions{Uncertainty: kpls.PredictionInterval, Level: 0.95})
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			widths[i] = pred.Upper[0] - pred.Lower[0]
+		})
+	}
+	wg.Wait()
+	fmt.Printf("%d models averaged; a new y lies within ±%.2f of its prediction (95 %%)\n", len(p.Summary().Members), widths[2]/2)
+	// Output: 2 models averaged; a new y lies within ±0.20 of its prediction (95 %)
 }

@@ -162,8 +162,8 @@ func (f *fitter) setComponents(comp int) error {
 
 // report sends progress for the fitter's kernel.
 func (f *fitter) report(stage Stage) func(done, total int) {
-	width := f.opts.kernelWidth()
-	return func(done, total int) { f.opts.report(stage, width, done, total) }
+	k := f.opts.Kernel
+	return func(done, total int) { f.opts.report(stage, k, done, total) }
 }
 
 // operator returns the fitter's kernel matrix, building it when the

@@ -1,4 +1,4 @@
-package kpls_test
+package kpls
 
 import (
 	"bytes"
@@ -16,8 +16,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kpls-go/kpls/kpls"
 )
 
 // fuzzMatrix is a row-major mat.Matrix that, unlike mat.Dense, may have
@@ -45,11 +43,11 @@ func fuzzModelFile(t testing.TB) []byte {
 		x.set(i, 1, b)
 		y[i] = math.Sin(3*a) + b
 	}
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 2, DoF: kpls.DoFLanczos})
+	m, err := Fit(context.Background(), x, y, Options{Components: 2, DoF: DoFLanczos})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
+	b, err := m.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +73,7 @@ func fuzzDamaged(t testing.TB, file []byte) (edited, truncated, newer []byte) {
 // model file are refused with ErrModelFile and a message that says why.
 func TestFuzzLoadRefusesDamage(t *testing.T) {
 	file := fuzzModelFile(t)
-	if _, err := kpls.Load(bytes.NewReader(file)); err != nil {
+	if _, err := loadModel(bytes.NewReader(file)); err != nil {
 		t.Fatalf("the intact file: %v", err)
 	}
 	edited, truncated, newer := fuzzDamaged(t, file)
@@ -91,8 +89,8 @@ func TestFuzzLoadRefusesDamage(t *testing.T) {
 		{"not a model file", []byte("KPLS"), []string{"not a model file"}},
 	} {
 		for _, r := range []io.Reader{bytes.NewReader(tc.file), struct{ io.Reader }{bytes.NewReader(tc.file)}} {
-			_, err := kpls.Load(r)
-			if !errors.Is(err, kpls.ErrModelFile) {
+			_, err := loadModel(r)
+			if !errors.Is(err, ErrModelFile) {
 				t.Errorf("%s: %v, want ErrModelFile", tc.name, err)
 				continue
 			}
@@ -141,12 +139,12 @@ func fuzzResum(file []byte) []byte {
 // fuzzTwoModels returns a file of two models sharing their inputs.
 func fuzzTwoModels(t testing.TB, file []byte) []byte {
 	t.Helper()
-	m, err := kpls.Load(bytes.NewReader(file))
+	m, err := loadModel(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := kpls.SaveModels(&buf, []string{"a", "b"}, []*kpls.Model{m, m}); err != nil {
+	if err := saveModels(&buf, []string{"a", "b"}, []*Model{m, m}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -174,8 +172,8 @@ func FuzzLoad(f *testing.F) {
 			b = fuzzResum(b)
 		}
 		// Every file reads as means, or is refused as a model file.
-		if _, means, errMeans := kpls.LoadMeans(bytes.NewReader(b)); errMeans != nil {
-			if !errors.Is(errMeans, kpls.ErrModelFile) {
+		if _, means, errMeans := loadMeans(bytes.NewReader(b)); errMeans != nil {
+			if !errors.Is(errMeans, ErrModelFile) {
 				t.Fatalf("LoadMeans refused with %v, not ErrModelFile", errMeans)
 			}
 		} else {
@@ -183,12 +181,12 @@ func FuzzLoad(f *testing.F) {
 				fuzzPredictMean(t, a)
 			}
 		}
-		names, models, err := kpls.LoadModels(bytes.NewReader(b))
-		_, _, errHidden := kpls.LoadModels(struct{ io.Reader }{bytes.NewReader(b)})
-		m, errOne := kpls.Load(bytes.NewReader(b))
+		names, models, err := loadModels(bytes.NewReader(b))
+		_, _, errHidden := loadModels(struct{ io.Reader }{bytes.NewReader(b)})
+		m, errOne := loadModel(bytes.NewReader(b))
 		if err != nil {
 			for _, e := range []error{err, errHidden, errOne} {
-				if !errors.Is(e, kpls.ErrModelFile) {
+				if !errors.Is(e, ErrModelFile) {
 					t.Fatalf("refused with %v, not ErrModelFile", e)
 				}
 			}
@@ -199,9 +197,9 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("LoadModels read the file from a sized reader but not from another: %v", errHidden)
 		case len(names) != len(models) || len(models) == 0:
 			t.Fatalf("%d names for %d models", len(names), len(models))
-		case len(models) == 1 && errOne != nil, len(models) > 1 && !errors.Is(errOne, kpls.ErrModelFile):
+		case len(models) == 1 && errOne != nil, len(models) > 1 && !errors.Is(errOne, ErrModelFile):
 			t.Fatalf("LoadModels read %d models, Load said %v", len(models), errOne)
-		case len(models) == 1 && m.ValidComponents() != models[0].ValidComponents():
+		case len(models) == 1 && m.validComponents() != models[0].validComponents():
 			t.Fatalf("Load and LoadModels read different models")
 		}
 		for _, m := range models {
@@ -212,10 +210,10 @@ func FuzzLoad(f *testing.F) {
 
 // fuzzPredictMean predicts with a loaded mean, which must not panic and
 // must return an error or finite values.
-func fuzzPredictMean(t *testing.T, a *kpls.Mean) {
-	d := a.Members()[0].D()
+func fuzzPredictMean(t *testing.T, a *Mean) {
+	d := a.Members()[0].d
 	x := newFuzzMatrix(1, d)
-	p, err := a.Predict(context.Background(), x)
+	p, err := a.predict(context.Background(), x)
 	if err != nil {
 		return
 	}
@@ -229,16 +227,16 @@ func fuzzPredictMean(t *testing.T, a *kpls.Mean) {
 // fuzzMeanFile is file's model averaged with itself: a version 5 file.
 func fuzzMeanFile(t testing.TB, file []byte) []byte {
 	t.Helper()
-	m, err := kpls.Load(bytes.NewReader(file))
+	m, err := loadModel(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := kpls.NewMean(m, m)
+	a, err := NewMean(m, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := kpls.SaveMeans(&buf, []string{"y"}, []*kpls.Mean{a}); err != nil {
+	if err := saveMeans(&buf, []string{"y"}, []*Mean{a}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -252,11 +250,11 @@ func fuzzWeightedFile(t testing.TB) []byte {
 	for i := range y {
 		x.set(i, 0, float64(i))
 	}
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 2, DoF: kpls.DoFLanczos, Weights: []float64{1, 2, 0, 1, 3, 1}})
+	m, err := Fit(context.Background(), x, y, Options{Components: 2, DoF: DoFLanczos, Weights: []float64{1, 2, 0, 1, 3, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := m.MarshalBinary()
+	b, err := m.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,15 +263,15 @@ func fuzzWeightedFile(t testing.TB) []byte {
 
 // fuzzPredict predicts with a loaded model, which must not panic and
 // must return an error or finite values.
-func fuzzPredict(t *testing.T, m *kpls.Model) {
-	d := m.D()
+func fuzzPredict(t *testing.T, m *Model) {
+	d := m.d
 	x := newFuzzMatrix(2, d)
 	for j := range d {
 		x.set(0, j, float64(j))
 		x.set(1, j, -0.5)
 	}
-	for _, c := range []int{0, m.ValidComponents(), m.ComponentsBy(kpls.GMDL), -1, m.ValidComponents() + 1} {
-		p, err := m.Predict(context.Background(), x, c)
+	for _, c := range []int{0, m.validComponents(), m.ComponentsBy(GMDL), -1, m.validComponents() + 1} {
+		p, err := m.predictAt(context.Background(), x, c)
 		if err != nil {
 			continue
 		}
@@ -337,24 +335,24 @@ func FuzzFit(f *testing.F) {
 		n, d := int(r.byte()%13), int(r.byte()%5)
 		comps := int(r.byte()%8) - 1
 		flags := r.byte()
-		var o kpls.Options
+		var o Options
 		o.Components = comps
 		o.RawFeatures = flags&0x10 != 0
-		o.DoF = [...]kpls.DoFMethod{kpls.DoFApprox, kpls.DoFLanczos, kpls.DoFExact, kpls.DoFNone}[flags>>5&3]
-		var k kpls.Kernel = kpls.RBF{}
+		o.DoF = [...]DoFMethod{DoFApprox, DoFLanczos, DoFExact, DoFNone}[flags>>5&3]
+		var k Kernel = RBF{}
 		if flags&0x80 != 0 {
-			k = [...]kpls.Kernel{kpls.Linear{}, kpls.Polynomial{Degree: 2, Offset: 1}, kpls.Laplacian{}, kpls.Matern{Nu: 1.5}}[r.byte()%4]
+			k = [...]Kernel{Linear{}, Polynomial{Degree: 2, Offset: 1}, Laplacian{}, Matern{Nu: 1.5}}[r.byte()%4]
 		}
 		switch flags & 0xf {
 		case 0: // the default width
 		case 1:
-			k = kpls.WithWidth(k, -1)
+			k = WithWidth(k, -1)
 		case 2:
-			k = kpls.WithWidth(k, 1e-300)
+			k = WithWidth(k, 1e-300)
 		case 3:
-			k = kpls.WithWidth(k, 1e300)
+			k = WithWidth(k, 1e300)
 		default:
-			k = kpls.WithWidth(k, r.value())
+			k = WithWidth(k, r.value())
 		}
 		o.Kernel = k
 		x := newFuzzMatrix(n, d)
@@ -367,7 +365,7 @@ func FuzzFit(f *testing.F) {
 		for i := range y {
 			y[i] = r.value()
 		}
-		m, err := kpls.Fit(context.Background(), x, y, o)
+		m, err := Fit(context.Background(), x, y, o)
 		if err != nil {
 			return
 		}
@@ -376,12 +374,12 @@ func FuzzFit(f *testing.F) {
 				t.Fatalf("n=%d d=%d %+v: RSS for m=%d is %v", n, d, o, s.M, s.RSS)
 			}
 		}
-		c := m.ComponentsBy(kpls.GMDL)
-		if _, err := m.Predict(context.Background(), x, c); err != nil && n > 0 {
+		c := m.ComponentsBy(GMDL)
+		if _, err := m.predictAt(context.Background(), x, c); err != nil && n > 0 {
 			t.Logf("Predict on the training data: %v", err)
 		}
 		if n > 0 {
-			_, _ = m.PredictBands(context.Background(), x.row(0), m.ValidComponents(), kpls.BandOptions{})
+			_, _ = m.predictBands(context.Background(), x.row(0), m.validComponents(), bandOpts{})
 		}
 	})
 }

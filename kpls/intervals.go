@@ -19,13 +19,13 @@ import (
 // bands, intervals are first order in the noise and do not cover the
 // fit's bias: where the model is biased (too few components, a kernel
 // too wide) they cover less than the level.
-func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, opt BandOptions) ([]Band, error) {
-	bands, err := m.PredictBands(ctx, x, comp, opt)
+func (m *Model) predictIntervals(ctx context.Context, x mat.Matrix, comp int, opt bandOpts) ([]bandValue, error) {
+	bands, err := m.predictBands(ctx, x, comp, opt)
 	if err != nil {
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	s, _ := m.NoiseLevel(comp)
+	s, _ := m.noiseLevel(comp)
 	widenToIntervals(bands, s, zq)
 	return bands, nil
 }
@@ -47,7 +47,7 @@ func (m *Model) PredictIntervals(ctx context.Context, x mat.Matrix, comp int, op
 // f(x) at 89 %, from the RMSECV at 96 %. With the Laplacian in the same
 // simulation (not kept as a test) they covered 24 % and 66 %: the rest
 // is the rough kernel's bias, which no band covers.
-func (m *Model) NoiseLevel(comp int) (s float64, fromRMSECV bool) {
+func (m *Model) noiseLevel(comp int) (s float64, fromRMSECV bool) {
 	if comp < 0 || comp > m.valid {
 		return math.NaN(), false
 	}
@@ -59,7 +59,7 @@ func (m *Model) NoiseLevel(comp int) (s float64, fromRMSECV bool) {
 }
 
 // widenToIntervals turns bands into prediction intervals: se_y² = se² + σ̂².
-func widenToIntervals(bands []Band, sigma, zq float64) {
+func widenToIntervals(bands []bandValue, sigma, zq float64) {
 	s2 := sigma * sigma
 	for i := range bands {
 		b := &bands[i]

@@ -34,7 +34,7 @@ func TestIntervalsOLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.PredictIntervals(context.Background(), z, d, BandOptions{Level: 0.9})
+	got, err := m.predictIntervals(context.Background(), z, d, bandOpts{Level: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +115,11 @@ func TestIntervalsCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := m.Chosen().M
-		iv, err := m.PredictIntervals(context.Background(), xn, c, BandOptions{Level: 0.95})
+		iv, err := m.predictIntervals(context.Background(), xn, c, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bd, err := m.PredictBands(context.Background(), xn, c, BandOptions{Level: 0.95})
+		bd, err := m.predictBands(context.Background(), xn, c, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,25 +183,25 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 		if !(sig < 0.8*c.RMSECV) {
 			t.Fatalf("set %d: σ̂ %.3g against RMSECV %.3g at m = %d: the fit is not close enough to interpolation to test this", s, sig, c.RMSECV, c.M)
 		}
-		if ns, cv := m.NoiseLevel(c.M); ns != c.RMSECV || !cv {
+		if ns, cv := m.noiseLevel(c.M); ns != c.RMSECV || !cv {
 			t.Errorf("set %d: NoiseLevel(%d) = %g, %v; want the RMSECV %g", s, c.M, ns, cv, c.RMSECV)
 		}
-		if ns, _ := m.NoiseLevel(m.ValidComponents() + 1); !math.IsNaN(ns) {
+		if ns, _ := m.noiseLevel(m.validComponents() + 1); !math.IsNaN(ns) {
 			t.Errorf("set %d: NoiseLevel past the valid components = %g, want NaN", s, ns)
 		}
-		if ns, cv := m.NoiseLevel(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
+		if ns, cv := m.noiseLevel(c.M - 1); ns != m.Stats()[c.M-1].Sigma || cv {
 			t.Errorf("set %d: NoiseLevel(%d) = %g, %v; want σ̂ %g (no RMSECV for an m not chosen)", s, c.M-1, ns, cv, m.Stats()[c.M-1].Sigma)
 		}
-		iv, err := m.PredictIntervals(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		iv, err := m.predictIntervals(context.Background(), xn, c.M, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bd, err := m.PredictBands(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		bd, err := m.predictBands(context.Background(), xn, c.M, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
 		z := (iv[0].Upper - iv[0].Yhat) / iv[0].SE
-		mv, err := sel.Mean.PredictIntervals(context.Background(), xn, BandOptions{Level: 0.95})
+		mv, err := sel.mean().predictIntervals(context.Background(), xn, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,14 +266,14 @@ func TestBandsCoverWithRMSECV(t *testing.T) {
 		}
 		m, c := sel.Model, sel.Model.Chosen()
 		sig := m.Stats()[c.M].Sigma
-		if ns, cv := m.NoiseLevel(c.M); ns != c.RMSECV || !cv {
+		if ns, cv := m.noiseLevel(c.M); ns != c.RMSECV || !cv {
 			t.Fatalf("set %d: NoiseLevel = %g, %v; want the RMSECV %g (σ̂ %g)", s, ns, cv, c.RMSECV, sig)
 		}
-		bd, err := m.PredictBands(context.Background(), xn, c.M, BandOptions{Level: 0.95})
+		bd, err := m.predictBands(context.Background(), xn, c.M, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}
-		members := sel.Mean.Members()
+		members := sel.mean().Members()
 		if len(members) > 1 {
 			means++
 		}
@@ -288,13 +288,13 @@ func TestBandsCoverWithRMSECV(t *testing.T) {
 			}
 			cv2 += mk.Chosen().RMSECV * mk.Chosen().RMSECV / float64(len(members))
 		}
-		if st := sel.Mean.Stats(); len(members) > 1 && (!math.IsNaN(st.DoF) || !math.IsNaN(st.Sigma)) {
+		if st := sel.mean().Stats(); len(members) > 1 && (!math.IsNaN(st.DoF) || !math.IsNaN(st.Sigma)) {
 			t.Errorf("set %d: the mean's DoF %g and σ̂ %g from members' DoF of different methods", s, st.DoF, st.Sigma)
 		}
-		if ns, cv := sel.Mean.NoiseLevel(); ns != math.Sqrt(cv2) || !cv {
+		if ns, cv := sel.mean().noiseLevel(); ns != math.Sqrt(cv2) || !cv {
 			t.Errorf("set %d: the mean's NoiseLevel = %g, %v; want the root mean RMSECV² %g", s, ns, cv, math.Sqrt(cv2))
 		}
-		mb, err := sel.Mean.PredictBands(context.Background(), xn, BandOptions{Level: 0.95})
+		mb, err := sel.mean().predictBands(context.Background(), xn, bandOpts{Level: 0.95})
 		if err != nil {
 			t.Fatal(err)
 		}

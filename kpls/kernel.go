@@ -126,7 +126,7 @@ func dot(x, z []float64) float64 {
 }
 
 // KernelNames lists the built-in kernels by the names ParseKernel takes.
-var KernelNames = []string{"rbf", "linear", "polynomial", "laplacian", "matern32", "matern52", "precomputed"}
+var kernelNames = []string{"rbf", "linear", "polynomial", "laplacian", "matern32", "matern52", "precomputed"}
 
 // ParseKernel returns the built-in kernel of the given name (any case)
 // with default parameters, for command lines and configuration: the
@@ -148,7 +148,7 @@ func ParseKernel(name string) (Kernel, error) {
 	case "precomputed":
 		return Precomputed{}, nil
 	}
-	return nil, fmt.Errorf("%w: %q (want one of %s)", ErrKernel, name, strings.Join(KernelNames, ", "))
+	return nil, fmt.Errorf("%w: %q (want one of %s)", ErrKernel, name, strings.Join(kernelNames, ", "))
 }
 
 // WidthOf returns the width of a kernel that has one (RBF, Laplacian,
@@ -242,7 +242,7 @@ func (s kernelSpec) kernel() (Kernel, error) {
 
 // KernelJSON is a kernel as JSON: {"name": "rbf", "width": 4}, with
 // degree and offset for the polynomial kernel.
-func KernelJSON(k Kernel) (json.RawMessage, error) {
+func kernelJSON(k Kernel) (json.RawMessage, error) {
 	s, err := specOf(k)
 	if err != nil {
 		return nil, err

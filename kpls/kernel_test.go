@@ -129,7 +129,7 @@ func TestKernelDefaults(t *testing.T) {
 			t.Errorf("%v resolves to %v (%v), want %v", c.in, got, err, c.want)
 		}
 	}
-	for _, name := range KernelNames {
+	for _, name := range kernelNames {
 		k, err := ParseKernel(strings.ToUpper(name))
 		if err != nil || k.Name() != name {
 			t.Errorf("ParseKernel(%q) = %v, %v", name, k, err)
@@ -156,18 +156,18 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := m.Save(&buf); err != nil {
+		if err := m.save(&buf); err != nil {
 			t.Fatal(err)
 		}
-		l, err := Load(&buf)
+		l, err := loadModel(&buf)
 		if err != nil {
 			t.Fatalf("%v: %v", k, err)
 		}
 		if got, want := l.Options().Kernel, m.Options().Kernel; got != want {
 			t.Errorf("kernel %v loads as %v", want, got)
 		}
-		p1, _ := m.Predict(context.Background(), q, 3)
-		p2, err := l.Predict(context.Background(), q, 3)
+		p1, _ := m.predictAt(context.Background(), q, 3)
+		p2, err := l.predictAt(context.Background(), q, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,17 +184,17 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := m.save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := Load(&buf); err != nil || l.Options().Kernel != (Precomputed{}) {
+	if l, err := loadModel(&buf); err != nil || l.Options().Kernel != (Precomputed{}) {
 		t.Fatalf("precomputed: %v", err)
 	}
 	f, err := Fit(context.Background(), x, y, Options{Kernel: Func{Label: "cauchy", K: cauchy}, Components: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Save(&buf); !errors.Is(err, ErrKernel) {
+	if err := f.save(&buf); !errors.Is(err, ErrKernel) {
 		t.Errorf("saving a Func kernel: %v", err)
 	}
 }
@@ -221,7 +221,7 @@ func TestOldModelFilesLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := Load(f)
+		m, err := loadModel(f)
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -229,7 +229,7 @@ func TestOldModelFilesLoad(t *testing.T) {
 		if got := m.Options().Kernel; got != k {
 			t.Errorf("%s: kernel %v, want %v", name, got, k)
 		}
-		p, err := m.Predict(context.Background(), q, m.ValidComponents())
+		p, err := m.predictAt(context.Background(), q, m.validComponents())
 		if err != nil {
 			t.Fatal(err)
 		}

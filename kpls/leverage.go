@@ -31,8 +31,8 @@ const LeverageLimit = 1.0
 // T² of PLS monitoring, T² = (N−1)(h − 1/N), in the units of a hat value.
 // Cost: one kernel vector and comp·n multiply–adds per row, as
 // PredictDiagnostics, which gives the predictions with it.
-func (m *Model) Leverage(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
-	_, _, lev, err := m.PredictDiagnostics(ctx, x, comp)
+func (m *Model) leverage(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
+	_, _, lev, err := m.predictDiagnostics(ctx, x, comp)
 	return lev, err
 }
 
@@ -60,8 +60,8 @@ func (m *Model) leverageRows(lev, c, scores []float64, rows, comp, r0 int) error
 // Leverage returns, for every row of x, the largest leverage over the
 // mean's members, each at its chosen m (Model.Leverage): the mean's
 // prediction extrapolates where any member's does.
-func (a *Mean) Leverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
-	_, _, lev, err := a.PredictDiagnostics(ctx, x)
+func (a *Mean) leverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
+	_, _, lev, err := a.predictDiagnostics(ctx, x)
 	return lev, err
 }
 
@@ -69,9 +69,9 @@ func (a *Mean) Leverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
 // max_i k(x, x_i) (Model.Reach; the first member is the model the search
 // chose) and Leverage's largest leverage over the members, from one
 // kernel vector per member and row.
-func (a *Mean) PredictDiagnostics(ctx context.Context, x mat.Matrix) (yhat, reach, leverage []float64, err error) {
+func (a *Mean) predictDiagnostics(ctx context.Context, x mat.Matrix) (yhat, reach, leverage []float64, err error) {
 	for k, m := range a.members {
-		p, r, h, err := m.PredictDiagnostics(ctx, x, m.Chosen().M)
+		p, r, h, err := m.predictDiagnostics(ctx, x, m.Chosen().M)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
 		}

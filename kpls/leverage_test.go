@@ -24,8 +24,8 @@ func TestLeverageLinearIsOLSHat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ValidComponents() != d {
-		t.Fatalf("%d valid components, want %d", m.ValidComponents(), d)
+	if m.validComponents() != d {
+		t.Fatalf("%d valid components, want %d", m.validComponents(), d)
 	}
 	rng := rand.New(rand.NewPCG(6, 1))
 	z := mat.NewDense(n+8, d, nil)
@@ -38,7 +38,7 @@ func TestLeverageLinearIsOLSHat(t *testing.T) {
 		}
 	}
 	hat := olsHat(t, x)
-	got, err := m.Leverage(ctx, z, d)
+	got, err := m.leverage(ctx, z, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestLeverageTrainingRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, comp := range []int{0, 3, 8} {
-		h, err := m.Leverage(ctx, x, comp)
+		h, err := m.leverage(ctx, x, comp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestLeverageTrainingRows(t *testing.T) {
 			t.Errorf("m = %d: the training leverages sum to %.12g, want %d", comp, sum, 1+comp)
 		}
 	}
-	if _, err := m.Leverage(ctx, x, 9); err == nil {
+	if _, err := m.leverage(ctx, x, 9); err == nil {
 		t.Error("a leverage past the valid components gave no error")
 	}
 }
@@ -145,11 +145,11 @@ func TestLeverageWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := rep.Leverage(ctx, z, 5)
+	want, err := rep.leverage(ctx, z, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := wf.Leverage(ctx, z, 5)
+	got, err := wf.leverage(ctx, z, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,19 +172,19 @@ func TestMeanLeverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := mean.Leverage(ctx, z)
+	got, err := mean.leverage(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	yhat, reach, _, err := mean.PredictDiagnostics(ctx, z)
+	yhat, reach, _, err := mean.predictDiagnostics(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := mean.Predict(ctx, z)
+	plain, err := mean.predict(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	firstReach, err := ms[0].Reach(z)
+	firstReach, err := ms[0].reach(z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestMeanLeverage(t *testing.T) {
 	for i := range got {
 		want := math.Inf(-1)
 		for k, m := range ms {
-			h, err := m.Leverage(ctx, z.Slice(i, i+1, 0, 3), meanMembers[k].comp)
+			h, err := m.leverage(ctx, z.Slice(i, i+1, 0, 3), meanMembers[k].comp)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -53,7 +53,7 @@ func sameTraining(first, m *Model) error {
 	switch {
 	case m.n != first.n || m.d != first.d:
 		return fmt.Errorf("fitted to %d×%d inputs, the first model to %d×%d", m.n, m.d, first.n, first.d)
-	case !sameBits(m.yc, first.yc) || math.Float64bits(m.yMean) != math.Float64bits(first.yMean) || !sameBits(m.Weights(), first.Weights()):
+	case !sameBits(m.yc, first.yc) || math.Float64bits(m.yMean) != math.Float64bits(first.yMean) || !sameBits(m.weights(), first.weights()):
 		return fmt.Errorf("fitted to another response than the first model")
 	case !slices.Equal(mo.FeatureNames, fo.FeatureNames):
 		return fmt.Errorf("its features %q differ from the first model's %q", mo.FeatureNames, fo.FeatureNames)
@@ -144,7 +144,7 @@ func (a *Mean) Stats() Stats { return a.stats }
 
 // TrainingFit returns the root mean squared error and R² of the mean fit
 // on its training rows (weighted, with N = Σw, for weighted models).
-func (a *Mean) TrainingFit() (rmse, r2 float64) {
+func (a *Mean) trainingFit() (rmse, r2 float64) {
 	m := a.members[0]
 	tss := m.stats[0].RSS // m = 0 fits the mean: its RSS is the total sum of squares
 	return math.Sqrt(a.stats.RSS / m.total()), 1 - a.stats.RSS/tss
@@ -152,10 +152,10 @@ func (a *Mean) TrainingFit() (rmse, r2 float64) {
 
 // Predict returns the mean of the members' predictions for the rows of
 // x, each with its chosen number of components.
-func (a *Mean) Predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
+func (a *Mean) predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
 	var mean []float64
 	for _, m := range a.members {
-		p, err := m.Predict(ctx, x, m.Chosen().M)
+		p, err := m.predictAt(ctx, x, m.Chosen().M)
 		if err != nil {
 			return nil, err
 		}
@@ -182,12 +182,12 @@ func (a *Mean) Predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
 // the gradient of the mean prediction with respect to y (H_k = ∂α_k/∂y
 // of member k at its m, k_{c,k} its centred kernel vector) and the noise
 // level s of NoiseLevel. It costs what the members' bands cost together.
-func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
+func (a *Mean) predictBands(ctx context.Context, x mat.Matrix, opt bandOpts) ([]bandValue, error) {
 	zq, err := bandQuantile(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	sigma, _ := a.NoiseLevel()
+	sigma, _ := a.noiseLevel()
 	if math.IsNaN(sigma) {
 		return nil, fmt.Errorf("%w: σ̂ of the mean needs every member's DoF, and one could not be computed", ErrUnreliable)
 	}
@@ -205,7 +205,7 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 	// (the reverse path's is up to reverseBudget) is alive at a time,
 	// not every member's at once.
 	block := min(p, max(bandChunk, meanBandBytes/(8*n)))
-	out := make([]Band, p)
+	out := make([]bandValue, p)
 	kf := float64(len(a.members))
 	grad := make([]float64, block*n)
 	yhat := make([]float64, block)
@@ -223,7 +223,7 @@ func (a *Mean) PredictBands(ctx context.Context, x mat.Matrix, opt BandOptions) 
 			for _, v := range grad[i*n : (i+1)*n] {
 				h2 += v * v
 			}
-			out[b0+i] = band(yhat[i], h2, first.total(), sigma, zq, opt)
+			out[b0+i] = bandOf(yhat[i], h2, first.total(), sigma, zq, opt)
 		}
 	}
 	return out, nil
@@ -264,13 +264,13 @@ func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, r
 // PredictIntervals returns the mean's predictions for the rows of x with
 // prediction intervals for a new observation: the band's variance plus
 // s² of NoiseLevel, as Model.PredictIntervals.
-func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptions) ([]Band, error) {
-	bands, err := a.PredictBands(ctx, x, opt)
+func (a *Mean) predictIntervals(ctx context.Context, x mat.Matrix, opt bandOpts) ([]bandValue, error) {
+	bands, err := a.predictBands(ctx, x, opt)
 	if err != nil {
 		return nil, err
 	}
 	zq, _ := bandQuantile(ctx, opt)
-	s, _ := a.NoiseLevel()
+	s, _ := a.noiseLevel()
 	widenToIntervals(bands, s, zq)
 	return bands, nil
 }
@@ -282,7 +282,7 @@ func (a *Mean) PredictIntervals(ctx context.Context, x mat.Matrix, opt BandOptio
 // other members without DoF, so σ̂ of its means is unknown). The mean's
 // squared error is at most the mean of the members', so it errs on the
 // wide side.
-func (a *Mean) NoiseLevel() (s float64, fromRMSECV bool) {
+func (a *Mean) noiseLevel() (s float64, fromRMSECV bool) {
 	s = a.stats.Sigma
 	var cv2 float64
 	for _, m := range a.members {

@@ -33,8 +33,8 @@ func fitMembers(t *testing.T, x *mat.Dense, y []float64, members []meanMember) [
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.ValidComponents() < mm.comp {
-			t.Fatalf("member %d: %d valid components, want %d", i, m.ValidComponents(), mm.comp)
+		if m.validComponents() < mm.comp {
+			t.Fatalf("member %d: %d valid components, want %d", i, m.validComponents(), mm.comp)
 		}
 		m.chosen = &Choice{Criterion: CV, M: mm.comp}
 		ms[i] = m
@@ -117,12 +117,12 @@ func TestMeanFiniteDifferences(t *testing.T) {
 		t.Errorf("σ̂ %.10g, from the finite differences %.10g", st.Sigma, sigma)
 	}
 	for _, noInt := range []bool{false, true} {
-		opt := BandOptions{Level: 0.95, NoIntercept: noInt}
-		b, err := mean.PredictBands(ctx, z, opt)
+		opt := bandOpts{Level: 0.95, NoIntercept: noInt}
+		b, err := mean.predictBands(ctx, z, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		iv, err := mean.PredictIntervals(ctx, z, opt)
+		iv, err := mean.predictIntervals(ctx, z, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestMeanFiniteDifferences(t *testing.T) {
 				t.Errorf("95%% interval uses z = %.12g", zq)
 			}
 		}
-		plain, err := mean.Predict(ctx, z)
+		plain, err := mean.predict(ctx, z)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,11 +166,11 @@ func TestMeanOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	comp := m.Chosen().M
-	want, err := m.PredictBands(ctx, z, comp, BandOptions{})
+	want, err := m.predictBands(ctx, z, comp, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := mean.PredictBands(ctx, z, BandOptions{})
+	got, err := mean.predictBands(ctx, z, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,13 +211,13 @@ func TestMeanBandsInBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := mean.PredictIntervals(ctx, z, BandOptions{Level: 0.9})
+	whole, err := mean.predictIntervals(ctx, z, bandOpts{Level: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func(b int) { meanBandBytes = b }(meanBandBytes)
 	meanBandBytes = 8 * 40 // one point: the block is bandChunk's 128
-	blocks, err := mean.PredictIntervals(ctx, z, BandOptions{Level: 0.9})
+	blocks, err := mean.predictIntervals(ctx, z, bandOpts{Level: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}

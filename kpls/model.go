@@ -105,10 +105,12 @@ func (o *Options) kernelWidth() float64 {
 	return w
 }
 
-// Options returns the resolved options the model was fitted with.
+// Options returns the resolved options the model was fitted with; with
+// weights, those of the rows it kept (positive weights, in their order).
 func (m *Model) Options() Options {
 	o := m.opts
 	o.FeatureNames = append([]string(nil), o.FeatureNames...)
+	o.Weights = m.weights()
 	if o.DoF == DoFApprox && o.Probes == 0 {
 		o.Probes = o.probes(m.n) // the number the fit used
 	}
@@ -117,20 +119,18 @@ func (m *Model) Options() Options {
 
 // Storage returns how the fit held the kernel matrix (dense, float32,
 // hybrid or matrix-free; see Options.Storage).
-func (m *Model) Storage() Storage { return m.storage }
+func (m *Model) storageKind() Storage { return m.storage }
 
 // N returns the number of training points; D the number of features.
-func (m *Model) N() int { return m.n }
-func (m *Model) D() int { return m.d }
 
 // ValidComponents returns the number of valid components: every m from
 // 0 to it can be used for prediction. It is at most Options.Components,
 // the number asked for, and fewer where the fit stopped early (Stop).
 // The m predictions use by default is Chosen().M.
-func (m *Model) ValidComponents() int { return m.valid }
+func (m *Model) validComponents() int { return m.valid }
 
 // LanczosSteps returns the number of Lanczos steps behind the approximate DoF.
-func (m *Model) LanczosSteps() int { return m.lanczos }
+func (m *Model) lanczosSteps() int { return m.lanczos }
 
 // Stats returns the fit statistics for m = 0..ValidComponents().
 func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
@@ -142,7 +142,7 @@ func (m *Model) Warnings() []Warning { return append([]Warning(nil), m.warns...)
 // Stop returns why the fit ran fewer Krylov steps than it was asked for;
 // the zero Stop if it did not. Models loaded from files of format version
 // 2 or older have the zero Stop (their warnings say it in words).
-func (m *Model) Stop() Stop { return m.stop }
+func (m *Model) stopped() Stop { return m.stop }
 
 // ComponentsBy returns the number of components criterion c picks for
 // this model: the first local minimum of its score over m =
@@ -161,7 +161,7 @@ func (m *Model) ComponentsBy(c Criterion) int {
 	for i, s := range m.stats {
 		score[i] = s.Score(c)
 	}
-	return max(FirstLocalMin(score), 0)
+	return max(firstLocalMin(score), 0)
 }
 
 // Choice records how a model's default number of components was chosen.
@@ -207,7 +207,7 @@ func (m *Model) checkComponents(comp int) error {
 
 // TrainingFit returns the root mean squared error and R² of the fit with
 // comp components on the training data; NaN outside 0..ValidComponents().
-func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
+func (m *Model) trainingFit(comp int) (rmse, r2 float64) {
 	if comp < 0 || comp > m.valid {
 		return math.NaN(), math.NaN()
 	}
@@ -222,7 +222,7 @@ func (m *Model) TrainingFit(comp int) (rmse, r2 float64) {
 // Weights returns the frequency weights of the rows the model was fitted
 // to (those of positive weight, in their order), nil for an unweighted
 // fit.
-func (m *Model) Weights() []float64 {
+func (m *Model) weights() []float64 {
 	if m.wt == nil {
 		return nil
 	}

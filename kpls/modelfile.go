@@ -110,7 +110,7 @@ func val(p *float64) float64 {
 func payloadOf(m *Model) payload {
 	p := payload{
 		fileMeta: fileMeta{Options: m.opts, N: m.n, D: m.d, Scaling: m.scale, YMean: m.yMean, Grand: m.grand,
-			Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage, Weights: m.Weights()},
+			Valid: m.valid, Steps: m.steps, Lanczos: m.lanczos, Warnings: m.warns, Chosen: m.chosen, Storage: m.storage, Weights: m.weights()},
 		fileArrays: fileArrays{X: m.x, YC: m.yc, ColMean: m.colMean, Alpha: m.alpha, T: m.t, G: m.g, L: m.l},
 	}
 	if m.stop.Reason != StopNone {
@@ -182,12 +182,12 @@ func (p *payload) into(m *Model, version int) error {
 // Save writes the model as a model file of the current format version
 // (binary, one model). A model with a Func kernel cannot be saved
 // (ErrKernel).
-func (m *Model) Save(w io.Writer) error {
-	return SaveModels(w, nil, []*Model{m})
+func (m *Model) save(w io.Writer) error {
+	return saveModels(w, nil, []*Model{m})
 }
 
 // MarshalBinary encodes the model as Save writes it.
-func (m *Model) MarshalBinary() ([]byte, error) {
+func (m *Model) marshal() ([]byte, error) {
 	f, err := newFileWriter(nil, []*Model{m}, nil)
 	if err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // which the file then holds once (any array equal bit for bit to an
 // earlier one is stored once). names is nil (no names) or has one name per
 // model; the names that are not empty must differ.
-func SaveModels(w io.Writer, names []string, models []*Model) error {
+func saveModels(w io.Writer, names []string, models []*Model) error {
 	f, err := newFileWriter(names, models, nil)
 	if err != nil {
 		return err
@@ -218,7 +218,7 @@ func SaveModels(w io.Writer, names []string, models []*Model) error {
 // come from a newer version, or hold inconsistent shapes are refused with
 // ErrModelFile, as is a file holding several models (read those with
 // LoadModels).
-func Load(r io.Reader) (*Model, error) {
+func loadModel(r io.Reader) (*Model, error) {
 	m := new(Model)
 	if _, err := load(r, m); err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func Load(r io.Reader) (*Model, error) {
 // share the arrays the file stores once. A file holding a mean of
 // several models (SaveMeans) is refused with ErrModelFile: read it with
 // LoadMeans.
-func LoadModels(r io.Reader) (names []string, models []*Model, err error) {
+func loadModels(r io.Reader) (names []string, models []*Model, err error) {
 	f, err := load(r, nil)
 	if err != nil {
 		return nil, nil, err
@@ -245,7 +245,7 @@ func LoadModels(r io.Reader) (names []string, models []*Model, err error) {
 
 // UnmarshalBinary decodes a model file holding one model into m, which
 // must be new.
-func (m *Model) UnmarshalBinary(b []byte) error {
+func (m *Model) unmarshal(b []byte) error {
 	_, err := load(bytes.NewReader(b), m)
 	return err
 }
@@ -384,4 +384,79 @@ func (p *payload) check() error {
 		}
 	}
 	return nil
+}
+
+// Save writes the predictors to one model file, in the format that holds
+// them: one per target, all fitted to the same training inputs, which
+// the file holds once, each named by its TargetName when there are
+// several. A mean of several models makes a file of format version 5;
+// models alone (and means of one), version 4. A model with a Func kernel
+// cannot be saved (ErrKernel).
+func Save(w io.Writer, ps ...Predictor) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("%w: nothing to save", ErrShape)
+	}
+	means := make([]*Mean, len(ps))
+	var names []string
+	for i, p := range ps {
+		switch v := p.(type) {
+		case *Model:
+			if v == nil {
+				return fmt.Errorf("%w: predictor %d is nil", ErrShape, i+1)
+			}
+			means[i] = &Mean{members: []*Model{v}}
+		case *Mean:
+			if v == nil {
+				return fmt.Errorf("%w: predictor %d is nil", ErrShape, i+1)
+			}
+			means[i] = v
+		default:
+			return fmt.Errorf("%w: predictor %d is a %T, not a *Model or *Mean", ErrShape, i+1, p)
+		}
+		if len(ps) > 1 {
+			names = append(names, means[i].members[0].opts.TargetName)
+		}
+	}
+	return saveMeans(w, names, means)
+}
+
+// Load reads a model file that any version of kpls wrote: its predictors,
+// one per target, each a *Model, or a *Mean where the file holds a mean
+// of several models (Select's default). Models read from one file share
+// the arrays the file stores once. Files that are not model files, are
+// truncated or edited (checksum mismatch), come from a newer version, or
+// hold inconsistent shapes are refused with ErrModelFile.
+func Load(r io.Reader) ([]Predictor, error) {
+	f, err := load(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	var ps []Predictor
+	at := 0
+	for i, k := range f.counts() {
+		if k == 1 {
+			ps = append(ps, f.models[at])
+		} else {
+			a, err := NewMean(f.models[at : at+k]...)
+			if err != nil {
+				return nil, fmt.Errorf("%w: mean %d: %v", ErrModelFile, i+1, err)
+			}
+			ps = append(ps, a)
+		}
+		at += k
+	}
+	return ps, nil
+}
+
+// counts is how many consecutive models each entry of the file holds:
+// its means' sizes, or one per model in a file without means.
+func (f *loaded) counts() []int {
+	if f.means != nil {
+		return f.means
+	}
+	counts := make([]int, len(f.models))
+	for i := range counts {
+		counts[i] = 1
+	}
+	return counts
 }

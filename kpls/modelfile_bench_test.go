@@ -81,7 +81,7 @@ func BenchmarkLoad(b *testing.B) {
 		if json {
 			file, err = encodeJSON(m)
 		} else {
-			file, err = m.MarshalBinary()
+			file, err = m.marshal()
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -89,7 +89,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.SetBytes(int64(len(file)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Load(bytes.NewReader(file)); err != nil {
+			if _, err := loadModel(bytes.NewReader(file)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -109,7 +109,7 @@ func BenchmarkSave(b *testing.B) {
 				file, err = encodeJSON(m)
 				buf.Write(file)
 			} else {
-				err = m.Save(&buf)
+				err = m.save(&buf)
 			}
 			if err != nil {
 				b.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // not empty must differ. A file of means of one model each is a plain
 // file of format version 4, which Load and LoadModels read too; a mean of
 // several models makes it a file of version 5, which only LoadMeans reads.
-func SaveMeans(w io.Writer, names []string, means []*Mean) error {
+func saveMeans(w io.Writer, names []string, means []*Mean) error {
 	switch {
 	case len(means) == 0:
 		return fmt.Errorf("%w: no means to save", ErrShape)
@@ -40,7 +40,7 @@ func SaveMeans(w io.Writer, names []string, means []*Mean) error {
 		}
 	}
 	if !several {
-		return SaveModels(w, names, models)
+		return saveModels(w, names, models)
 	}
 	f, err := newFileWriter(flat, models, counts)
 	if err != nil {
@@ -53,20 +53,13 @@ func SaveMeans(w io.Writer, names []string, means []*Mean) error {
 // and their names (empty where the file gives none). In a file without
 // means (format versions 1–4) each model is a mean of itself alone, which
 // predicts with the model's chosen m.
-func LoadMeans(r io.Reader) (names []string, means []*Mean, err error) {
+func loadMeans(r io.Reader) (names []string, means []*Mean, err error) {
 	f, err := load(r, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	counts := f.means
-	if counts == nil {
-		counts = make([]int, len(f.models))
-		for i := range counts {
-			counts[i] = 1
-		}
-	}
 	at := 0
-	for i, k := range counts {
+	for i, k := range f.counts() {
 		a, err := NewMean(f.models[at : at+k]...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: mean %d: %v", ErrModelFile, i+1, err)
@@ -124,5 +117,5 @@ func meanRefused(counts []int, i int) error {
 	if len(counts) > 1 {
 		what = fmt.Sprintf("%d means (of %v models)", len(counts), counts)
 	}
-	return fmt.Errorf("%w: the file holds %s, which predict together: read it with LoadMeans", ErrModelFile, what)
+	return fmt.Errorf("%w: the file holds %s, which predict together: read it with Load", ErrModelFile, what)
 }

@@ -44,7 +44,7 @@ func TestMeanFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := SaveMeans(&buf, []string{"y"}, []*Mean{mean}); err != nil {
+	if err := saveMeans(&buf, []string{"y"}, []*Mean{mean}); err != nil {
 		t.Fatal(err)
 	}
 	file := bytes.Clone(buf.Bytes())
@@ -53,7 +53,7 @@ func TestMeanFile(t *testing.T) {
 	}
 	var sep bytes.Buffer
 	for _, m := range members {
-		if err := m.Save(&sep); err != nil {
+		if err := m.save(&sep); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestMeanFile(t *testing.T) {
 	if saved := sep.Len() - len(file); saved < 2*40*3*8 {
 		t.Errorf("the mean's file is %d bytes, its models' files %d: x is not shared", len(file), sep.Len())
 	}
-	names, means, err := LoadMeans(bytes.NewReader(file))
+	names, means, err := loadMeans(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestMeanFile(t *testing.T) {
 		t.Errorf("stats %+v, want %+v", g, w)
 	}
 	for _, intervals := range []bool{false, true} {
-		predict := func(a *Mean) ([]Band, error) {
+		predict := func(a *Mean) ([]bandValue, error) {
 			if intervals {
-				return a.PredictIntervals(ctx, z, BandOptions{Level: 0.9})
+				return a.predictIntervals(ctx, z, bandOpts{Level: 0.9})
 			}
-			return a.PredictBands(ctx, z, BandOptions{Level: 0.9})
+			return a.predictBands(ctx, z, bandOpts{Level: 0.9})
 		}
 		want, err1 := predict(mean)
 		have, err2 := predict(got)
@@ -97,10 +97,10 @@ func TestMeanFile(t *testing.T) {
 	if info, err := Inspect(bytes.NewReader(file)); err != nil || info.Version != 5 || len(info.Means) != 1 || info.Means[0] != 3 || len(info.Models) != 3 {
 		t.Errorf("Inspect: %v %+v", err, info)
 	}
-	if _, err := Load(bytes.NewReader(file)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "LoadMeans") {
+	if _, err := loadModel(bytes.NewReader(file)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "read it with Load") {
 		t.Errorf("Load of a mean: %v", err)
 	}
-	if _, _, err := LoadModels(bytes.NewReader(file)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "LoadMeans") {
+	if _, _, err := loadModels(bytes.NewReader(file)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "read it with Load") {
 		t.Errorf("LoadModels of a mean: %v", err)
 	}
 
@@ -111,22 +111,22 @@ func TestMeanFile(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	if err := SaveMeans(&buf, []string{"a", "b"}, ones); err != nil {
+	if err := saveMeans(&buf, []string{"a", "b"}, ones); err != nil {
 		t.Fatal(err)
 	}
 	if v := binary.LittleEndian.Uint32(buf.Bytes()[8:12]); v != 4 {
 		t.Errorf("means of one model are written as version %d, want 4", v)
 	}
-	plainNames, plain, err := LoadModels(bytes.NewReader(buf.Bytes()))
+	plainNames, plain, err := loadModels(bytes.NewReader(buf.Bytes()))
 	if err != nil || len(plain) != 2 || plainNames[1] != "b" {
 		t.Fatalf("means of one read as models: %v %q", err, plainNames)
 	}
-	_, back, err := LoadMeans(bytes.NewReader(buf.Bytes()))
+	_, back, err := loadMeans(bytes.NewReader(buf.Bytes()))
 	if err != nil || len(back) != 2 || len(back[1].Members()) != 1 {
 		t.Fatalf("a plain file read as means: %v", err)
 	}
-	p1, _ := back[1].Predict(ctx, z)
-	p2, _ := members[1].Predict(ctx, z, members[1].Chosen().M)
+	p1, _ := back[1].predict(ctx, z)
+	p2, _ := members[1].predictAt(ctx, z, members[1].Chosen().M)
 	for i := range p1 {
 		if !sameFloat(p1[i], p2[i]) {
 			t.Errorf("row %d: a model read as a mean predicts %v, the model %v", i, p1[i], p2[i])
@@ -143,19 +143,19 @@ func TestMeanFile(t *testing.T) {
 		if bytes.Equal(bad, file) {
 			t.Fatalf("%s: the edit changed nothing", what)
 		}
-		if _, _, err := LoadMeans(bytes.NewReader(bad)); !errors.Is(err, ErrModelFile) {
+		if _, _, err := loadMeans(bytes.NewReader(bad)); !errors.Is(err, ErrModelFile) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
-	if _, _, err := LoadMeans(bytes.NewReader(resigned(t, file, func(h string) string { return h }))); err != nil {
+	if _, _, err := loadMeans(bytes.NewReader(resigned(t, file, func(h string) string { return h }))); err != nil {
 		t.Errorf("the file re-signed unchanged: %v", err)
 	}
 	for _, bad := range [][]*Mean{nil, {mean, nil}} {
-		if err := SaveMeans(&buf, nil, bad); !errors.Is(err, ErrShape) {
+		if err := saveMeans(&buf, nil, bad); !errors.Is(err, ErrShape) {
 			t.Errorf("SaveMeans of %d means: %v", len(bad), err)
 		}
 	}
-	if err := SaveMeans(&buf, []string{"a", "a"}, []*Mean{mean, mean}); !errors.Is(err, ErrShape) {
+	if err := saveMeans(&buf, []string{"a", "a"}, []*Mean{mean, mean}); !errors.Is(err, ErrShape) {
 		t.Errorf("two means of one name: %v", err)
 	}
 }

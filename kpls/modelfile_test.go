@@ -40,12 +40,12 @@ type oldPredictions struct {
 	} `json:"files"`
 	Predictions map[string]map[string]struct {
 		Predict [][]float64 `json:"predict"`
-		Bands   []Band      `json:"bands"`
+		Bands   []bandValue `json:"bands"`
 	} `json:"predictions"`
 }
 
 // TestOldModelFilesPredictAsBefore loads every committed file of format
-// versions 2 and 3 and predicts, for every m and with bands at the chosen
+// versions 2 and 3 with Load and predicts through the public Predict, for every m and with bands at the chosen
 // m, what the code that wrote the version 3 files predicted from them:
 // the predictions bit for bit under a build recorded in predictions.json,
 // to 1e-8 under others. The bands are held to 1e-8 under every build:
@@ -90,20 +90,40 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 		if !ok || !okw {
 			t.Fatalf("%s: no recorded predictions", name)
 		}
-		m := loadFile(t, path)
+		ps, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Load(ps)
+		ps.Close()
+		if err != nil || len(loaded) != 1 {
+			t.Fatalf("%s: %d predictors, %v", name, len(loaded), err)
+		}
+		m, ok := loaded[0].(*Model)
+		if !ok {
+			t.Fatalf("%s: a %T, want a *Model", name, loaded[0])
+		}
+		at := func(c int) *Model {
+			mc, err := m.At(c)
+			if err != nil {
+				t.Fatalf("%s m=%d: %v", name, c, err)
+			}
+			return mc
+		}
 		q := mat.NewDense(len(f.Query), len(f.Query[0]), nil)
 		for i, r := range f.Query {
 			q.SetRow(i, r)
 		}
-		if len(w.Predict) != m.ValidComponents()+1 {
-			t.Fatalf("%s: predictions for %d m, the model has %d", name, len(w.Predict), m.ValidComponents()+1)
+		if len(w.Predict) != m.validComponents()+1 {
+			t.Fatalf("%s: predictions for %d m, the model has %d", name, len(w.Predict), m.validComponents()+1)
 		}
 		recorded += len(w.Predict)*len(f.Query) + len(w.Bands)
 		for c, wp := range w.Predict {
-			p, err := m.Predict(context.Background(), q, c)
+			pred, err := at(c).Predict(context.Background(), q, PredictOptions{})
 			if err != nil {
 				t.Fatalf("%s m=%d: %v", name, c, err)
 			}
+			p := pred.Yhat
 			for i := range wp {
 				if !same(p[i], wp[i]) {
 					t.Errorf("%s m=%d row %d: %v, commit %s predicted %v", name, c, i, p[i], doc.Commit, wp[i])
@@ -114,12 +134,12 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 		if w.Bands == nil {
 			t.Fatalf("%s: no recorded bands", name)
 		}
-		b, err := m.PredictBands(context.Background(), q, f.BandsM, BandOptions{Level: f.Level})
+		band, err := at(f.BandsM).Predict(context.Background(), q, PredictOptions{Uncertainty: ConfidenceBand, Level: f.Level})
 		if err != nil {
 			t.Fatalf("%s bands: %v", name, err)
 		}
 		for i, wb := range w.Bands {
-			g := b[i]
+			g := bandValue{Yhat: band.Yhat[i], SE: band.SE[i], Lower: band.Lower[i], Upper: band.Upper[i]}
 			if !same(g.Yhat, wb.Yhat) || !near(g.SE, wb.SE) || !near(g.Lower, wb.Lower) || !near(g.Upper, wb.Upper) {
 				t.Errorf("%s band %d at m=%d: %+v, commit %s gave %+v", name, i, f.BandsM, g, doc.Commit, wb)
 			}
@@ -127,12 +147,12 @@ func TestOldModelFilesPredictAsBefore(t *testing.T) {
 		}
 		// Every format carries the coefficient directions the leverage
 		// needs (the bands need them too).
-		lev, err := m.Leverage(context.Background(), q, m.ValidComponents())
+		diag, err := at(m.validComponents()).Predict(context.Background(), q, PredictOptions{Diagnostics: true})
 		if err != nil {
 			t.Fatalf("%s leverage: %v", name, err)
 		}
-		for i, h := range lev {
-			if !(h >= 1/float64(m.N())-1e-12) || math.IsInf(h, 0) {
+		for i, h := range diag.Extrapolation.Leverage {
+			if !(h >= 1/float64(m.n)-1e-12) || math.IsInf(h, 0) {
 				t.Errorf("%s row %d: leverage %v", name, i, h)
 			}
 		}
@@ -149,7 +169,7 @@ func loadFile(t testing.TB, path string) *Model {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := Load(f)
+	m, err := loadModel(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -163,11 +183,11 @@ func sameFloat(a, b float64) bool { return math.Float64bits(a) == math.Float64bi
 func saveLoad(t testing.TB, m *Model) (*Model, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := m.save(&buf); err != nil {
 		t.Fatal(err)
 	}
 	file := bytes.Clone(buf.Bytes())
-	l, err := Load(&buf)
+	l, err := loadModel(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +200,9 @@ func samePredictions(t *testing.T, what string, want, got *Model, q mat.Matrix) 
 	t.Helper()
 	ctx := context.Background()
 	var compared int
-	for c := 0; c <= got.ValidComponents(); c++ {
-		p1, err1 := want.Predict(ctx, q, c)
-		p2, err2 := got.Predict(ctx, q, c)
+	for c := 0; c <= got.validComponents(); c++ {
+		p1, err1 := want.predictAt(ctx, q, c)
+		p2, err2 := got.predictAt(ctx, q, c)
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%s m=%d: %v, %v", what, c, err1, err2)
 		}
@@ -192,8 +212,8 @@ func samePredictions(t *testing.T, what string, want, got *Model, q mat.Matrix) 
 			}
 			compared++
 		}
-		b1, err1 := want.PredictBands(ctx, q, c, BandOptions{Level: 0.9})
-		b2, err2 := got.PredictBands(ctx, q, c, BandOptions{Level: 0.9})
+		b1, err1 := want.predictBands(ctx, q, c, bandOpts{Level: 0.9})
+		b2, err2 := got.predictBands(ctx, q, c, bandOpts{Level: 0.9})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("%s bands m=%d: %v, want %v", what, c, err2, err1)
 		}
@@ -218,9 +238,9 @@ func sameModel(t *testing.T, what string, want, got *Model) {
 		!slices.Equal(wo.FeatureNames, go_.FeatureNames) || wo.TargetName != go_.TargetName {
 		t.Errorf("%s: options %+v, want %+v", what, go_, wo)
 	}
-	if want.N() != got.N() || want.D() != got.D() || want.ValidComponents() != got.ValidComponents() ||
-		want.LanczosSteps() != got.LanczosSteps() || want.Chosen() != got.Chosen() || want.Stop() != got.Stop() ||
-		want.Storage() != got.Storage() || !slices.Equal(want.Warnings(), got.Warnings()) {
+	if want.n != got.n || want.d != got.d || want.validComponents() != got.validComponents() ||
+		want.lanczosSteps() != got.lanczosSteps() || want.Chosen() != got.Chosen() || want.stopped() != got.stopped() ||
+		want.storageKind() != got.storageKind() || !slices.Equal(want.Warnings(), got.Warnings()) {
 		t.Errorf("%s: the loaded model differs from the saved one", what)
 	}
 	ws, gs := want.Stats(), got.Stats()
@@ -258,11 +278,11 @@ func TestModelFileV4RoundTrip(t *testing.T) {
 			sameModel(t, what, m, l)
 			samePredictions(t, what, m, l, q)
 			var u Model
-			if err := u.UnmarshalBinary(file); err != nil {
+			if err := u.unmarshal(file); err != nil {
 				t.Fatalf("%s: UnmarshalBinary: %v", what, err)
 			}
 			samePredictions(t, what+" UnmarshalBinary", m, &u, q)
-			names, ms, err := LoadModels(bytes.NewReader(file))
+			names, ms, err := loadModels(bytes.NewReader(file))
 			if err != nil || len(ms) != 1 || names[0] != "" {
 				t.Fatalf("%s: LoadModels: %q, %d models, %v", what, names, len(ms), err)
 			}
@@ -297,21 +317,21 @@ func TestSaveModelsSharesInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := m.MarshalBinary()
+		b, err := m.marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
 		ms, single = append(ms, m), single+len(b)
 	}
 	var buf bytes.Buffer
-	if err := SaveModels(&buf, []string{"first", "second"}, ms); err != nil {
+	if err := saveModels(&buf, []string{"first", "second"}, ms); err != nil {
 		t.Fatal(err)
 	}
 	file := buf.Bytes()
 	if shared := int64(8 * (40*3 + 40)); int64(single-len(file)) < shared {
 		t.Errorf("two models take %d bytes, %d apart: the shared inputs are not stored once", len(file), single)
 	}
-	names, loaded, err := LoadModels(bytes.NewReader(file))
+	names, loaded, err := loadModels(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,8 +359,8 @@ func TestSaveModelsSharesInputs(t *testing.T) {
 		t.Errorf("the second model shares %q, want x and kernel_col_mean", shared)
 	}
 	for _, load := range []func() error{
-		func() error { _, err := Load(bytes.NewReader(file)); return err },
-		func() error { var m Model; return m.UnmarshalBinary(file) },
+		func() error { _, err := loadModel(bytes.NewReader(file)); return err },
+		func() error { var m Model; return m.unmarshal(file) },
 	} {
 		if err := load(); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "LoadModels") || !strings.Contains(err.Error(), "first, second") {
 			t.Errorf("reading two models as one: %v", err)
@@ -355,11 +375,11 @@ func TestSaveModelsSharesInputs(t *testing.T) {
 		{[]string{"a", "a"}, ms},
 		{nil, []*Model{ms[0], nil}},
 	} {
-		if err := SaveModels(io.Discard, c.names, c.models); !errors.Is(err, ErrShape) {
+		if err := saveModels(io.Discard, c.names, c.models); !errors.Is(err, ErrShape) {
 			t.Errorf("SaveModels(%q, %d models): %v", c.names, len(c.models), err)
 		}
 	}
-	if err := SaveModels(io.Discard, []string{"", ""}, ms); err != nil {
+	if err := saveModels(io.Discard, []string{"", ""}, ms); err != nil {
 		t.Errorf("two unnamed models: %v", err)
 	}
 }
@@ -377,10 +397,10 @@ func TestTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	chosen := m.Chosen().M
-	if chosen < 1 || chosen >= m.ValidComponents()-1 || m.steps <= m.ValidComponents() {
-		t.Fatalf("the test needs a choice inside 1..valid−2 and more steps than components (chosen %d, valid %d, steps %d)", chosen, m.ValidComponents(), m.steps)
+	if chosen < 1 || chosen >= m.validComponents()-1 || m.steps <= m.validComponents() {
+		t.Fatalf("the test needs a choice inside 1..valid−2 and more steps than components (chosen %d, valid %d, steps %d)", chosen, m.validComponents(), m.steps)
 	}
-	full, err := m.MarshalBinary()
+	full, err := m.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,8 +409,8 @@ func TestTruncated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k.ValidComponents() != keep || k.LanczosSteps() != m.LanczosSteps() || k.Chosen() != m.Chosen() || !hasWarning(k.Warnings(), WarnKept) {
-			t.Errorf("keep %d: valid %d, lanczos %d, chosen %v, warnings %v", keep, k.ValidComponents(), k.LanczosSteps(), k.Chosen(), k.Warnings())
+		if k.validComponents() != keep || k.lanczosSteps() != m.lanczosSteps() || k.Chosen() != m.Chosen() || !hasWarning(k.Warnings(), WarnKept) {
+			t.Errorf("keep %d: valid %d, lanczos %d, chosen %v, warnings %v", keep, k.validComponents(), k.lanczosSteps(), k.Chosen(), k.Warnings())
 		}
 		samePredictions(t, fmt.Sprintf("kept %d", keep), m, k, q)
 		l, file := saveLoad(t, k)
@@ -399,16 +419,16 @@ func TestTruncated(t *testing.T) {
 		if len(file) >= len(full) {
 			t.Errorf("keep %d: %d bytes, the full model %d", keep, len(file), len(full))
 		}
-		if _, err := l.Predict(ctx, q, keep+1); !errors.Is(err, ErrComponents) {
+		if _, err := l.predictAt(ctx, q, keep+1); !errors.Is(err, ErrComponents) {
 			t.Errorf("keep %d: m = %d: %v", keep, keep+1, err)
 		}
 	}
-	for _, keep := range []int{-1, chosen - 1, m.ValidComponents() + 1} {
+	for _, keep := range []int{-1, chosen - 1, m.validComponents() + 1} {
 		if _, err := m.Truncated(keep); !errors.Is(err, ErrComponents) {
 			t.Errorf("keep %d: %v", keep, err)
 		}
 	}
-	if k, err := m.Truncated(m.ValidComponents()); err != nil || k != m {
+	if k, err := m.Truncated(m.validComponents()); err != nil || k != m {
 		t.Errorf("keeping every component: %v", err)
 	}
 }
@@ -455,7 +475,7 @@ func TestLoadRefusesHugeClaims(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := Load(r)
+			_, err := loadModel(r)
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "truncated") {
 				t.Errorf("%s (size hidden %v): %v", c.name, hide, err)
@@ -473,7 +493,7 @@ func TestLoadRefusesHugeClaims(t *testing.T) {
 	if header, err = json.Marshal(h); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(bytes.NewReader(binaryFile(header, 128))); err != nil {
+	if _, err := loadModel(bytes.NewReader(binaryFile(header, 128))); err != nil {
 		t.Errorf("a consistent file of zeros: %v", err)
 	}
 }
@@ -486,7 +506,7 @@ func TestLoadAllocatesOncePerArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := m.MarshalBinary()
+	file, err := m.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +516,7 @@ func TestLoadAllocatesOncePerArray(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, err := Load(bytes.NewReader(file)); err != nil {
+	if _, err := loadModel(bytes.NewReader(file)); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -515,7 +535,7 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := SaveModels(&buf, []string{"w", "w2"}, []*Model{m, m}); err != nil {
+	if err := saveModels(&buf, []string{"w", "w2"}, []*Model{m, m}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := Inspect(bytes.NewReader(buf.Bytes()))
@@ -527,7 +547,7 @@ func TestInspect(t *testing.T) {
 	}
 	var floats int64
 	for i, mi := range info.Models {
-		if mi.Name != []string{"w", "w2"}[i] || mi.N != 30 || mi.D != 2 || mi.ValidComponents != m.ValidComponents() ||
+		if mi.Name != []string{"w", "w2"}[i] || mi.N != 30 || mi.D != 2 || mi.ValidComponents != m.validComponents() ||
 			mi.Chosen != m.Chosen() || mi.Options.Kernel != m.Options().Kernel || mi.Options.TargetName != "w" || len(mi.Arrays) != 7 {
 			t.Errorf("model %d: %+v", i, mi)
 		}
@@ -553,8 +573,8 @@ func TestInspect(t *testing.T) {
 	}
 	l := loadFile(t, "testdata/oldformat/model-v3-rbf-stop.json")
 	mi := info.Models[0]
-	if info.Version != 3 || info.Checksum != "sha256" || info.Bytes != int64(len(old)) || mi.Stop != l.Stop() || mi.Chosen != l.Chosen() ||
-		mi.ValidComponents != l.ValidComponents() || mi.Arrays[3].Length != int64(l.N()*(l.ValidComponents()+1)) || mi.Arrays[3].Offset != -1 {
+	if info.Version != 3 || info.Checksum != "sha256" || info.Bytes != int64(len(old)) || mi.Stop != l.stopped() || mi.Chosen != l.Chosen() ||
+		mi.ValidComponents != l.validComponents() || mi.Arrays[3].Length != int64(l.n*(l.validComponents()+1)) || mi.Arrays[3].Offset != -1 {
 		t.Errorf("version 3 file: %+v", info)
 	}
 }
@@ -574,25 +594,25 @@ func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	if c.Criterion != CV || c.RMSECV != sel.Best.RMSECV {
 		t.Fatalf("chosen %+v, best RMSECV %g", c, sel.Best.RMSECV)
 	}
-	b, err := sel.Model.MarshalBinary()
+	b, err := sel.Model.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := binary.LittleEndian.Uint32(b[8:12]); v != FormatVersion {
 		t.Errorf("a file of version %d, want %d", v, FormatVersion)
 	}
-	m, err := Load(bytes.NewReader(b))
+	m, err := loadModel(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Chosen() != c {
 		t.Errorf("loaded choice %+v, saved %+v", m.Chosen(), c)
 	}
-	want, err := sel.Model.PredictIntervals(context.Background(), x, c.M, BandOptions{})
+	want, err := sel.Model.predictIntervals(context.Background(), x, c.M, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.PredictIntervals(context.Background(), x, c.M, BandOptions{})
+	got, err := m.predictIntervals(context.Background(), x, c.M, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +626,7 @@ func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	// is not positive (the number's digits shifted to keep the header's
 	// length).
 	var mb bytes.Buffer
-	if err := SaveMeans(&mb, nil, []*Mean{sel.Mean}); err != nil {
+	if err := saveMeans(&mb, nil, []*Mean{sel.mean()}); err != nil {
 		t.Fatal(err)
 	}
 	resum := func(f []byte) []byte {
@@ -616,14 +636,14 @@ func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	old := bytes.Replace(mb.Bytes(), []byte(`"version":6`), []byte(`"version":5`), 1)
 	binary.LittleEndian.PutUint32(old[8:12], 5)
 	old = resum(old)
-	if _, _, err := LoadMeans(bytes.NewReader(old)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "RMSECV in a file of version 5") {
+	if _, _, err := loadMeans(bytes.NewReader(old)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "RMSECV in a file of version 5") {
 		t.Errorf("RMSECV in a version 5 file: %v", err)
 	}
 	k := bytes.Index(b, []byte(`"rmsecv":`)) + len(`"rmsecv":`)
 	neg := slices.Clone(b)
 	copy(neg[k:], append([]byte("-"), b[k:k+5]...))
 	neg = resum(neg)
-	if _, err := Load(bytes.NewReader(neg)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "with RMSECV -") {
+	if _, err := loadModel(bytes.NewReader(neg)); !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), "with RMSECV -") {
 		t.Errorf("a negative RMSECV: %v", err)
 	}
 }

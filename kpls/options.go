@@ -108,7 +108,7 @@ type Options struct {
 	// (docs/design.md §5); a precomputed kernel does not. Select's folds
 	// split the distinct rows and are fitted one by one (not by the
 	// one-pass engine). A model keeps the weights of the rows it kept
-	// (Model.Weights).
+	// (Model.Options).
 	Weights []float64 `json:"-"`
 
 	// Storage is how the fit holds the centred kernel matrix; the zero
@@ -130,10 +130,10 @@ type Options struct {
 
 // Progress reports how far long work has come.
 type Progress struct {
-	Stage Stage   // what the work is doing
-	Width float64 // the width of the kernel being worked on, 0 for kernels without one
-	Done  int
-	Total int
+	Stage  Stage  // what the work is doing
+	Kernel Kernel // the kernel being worked on (String names it with its width); nil for bands
+	Done   int
+	Total  int
 }
 
 // Stage names what long work is doing when it reports Progress.
@@ -146,12 +146,12 @@ const (
 	StageKernel Stage = "kernel" // building the kernel matrix
 	StageFit    Stage = "fit"    // Krylov step Done of Total
 	StageDoF    Stage = "dof"    // the degrees of freedom, step Done of Total
-	StageBands  Stage = "bands"  // confidence bands (the command's, per block of points)
+	StageBands  Stage = "bands"  // bands and intervals (Predict), per block of points
 )
 
-func (o *Options) report(stage Stage, width float64, done, total int) {
+func (o *Options) report(stage Stage, k Kernel, done, total int) {
 	if o.Progress != nil {
-		o.Progress(Progress{Stage: stage, Width: width, Done: done, Total: total})
+		o.Progress(Progress{Stage: stage, Kernel: k, Done: done, Total: total})
 	}
 }
 
@@ -264,7 +264,7 @@ func (o Options) MarshalJSON() ([]byte, error) {
 	if k == nil {
 		k = RBF{}
 	}
-	raw, err := KernelJSON(k)
+	raw, err := kernelJSON(k)
 	if err != nil {
 		return nil, err
 	}

@@ -64,10 +64,10 @@ func refitPredict(t *testing.T, x *mat.Dense, y []float64, o Options, comp int, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ValidComponents() < comp {
-		t.Fatalf("refit has %d components, want %d", m.ValidComponents(), comp)
+	if m.validComponents() < comp {
+		t.Fatalf("refit has %d components, want %d", m.validComponents(), comp)
 	}
-	p, err := m.Predict(context.Background(), z, comp)
+	p, err := m.predictAt(context.Background(), z, comp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestLanczosSecondTerm(t *testing.T) {
 				half[i] = math.Sqrt(math.Max(l, 0)) * w[i]
 				full[i] = l * w[i]
 			}
-			M := m.LanczosSteps()
+			M := m.lanczosSteps()
 			if M < c.ms[len(c.ms)-1] {
 				t.Fatalf("%d Lanczos steps for %d components", M, c.ms[len(c.ms)-1])
 			}
@@ -420,7 +420,7 @@ func TestBandsFiniteDifferences(t *testing.T) {
 			}
 			h := fdStep(c.y)
 			for _, comp := range []int{1, 2, 5} {
-				if comp > m.ValidComponents() {
+				if comp > m.validComponents() {
 					continue
 				}
 				grad2 := make([]float64, 4)
@@ -439,7 +439,7 @@ func TestBandsFiniteDifferences(t *testing.T) {
 					}
 				}
 				for _, noInt := range []bool{false, true} {
-					b, err := m.PredictBands(context.Background(), z, comp, BandOptions{Level: 0.95, NoIntercept: noInt})
+					b, err := m.predictBands(context.Background(), z, comp, bandOpts{Level: 0.95, NoIntercept: noInt})
 					if err != nil {
 						t.Fatalf("m=%d: %v", comp, err)
 					}

@@ -45,8 +45,8 @@ type Extrapolation struct {
 // reach and leverage come from one kernel vector per row
 // (PredictDiagnostics): it costs O(n·(d + comp)) per row where Predict
 // costs O(n·d).
-func (m *Model) PredictOutside(ctx context.Context, x mat.Matrix, comp int) ([]float64, *Extrapolation, error) {
-	yhat, reach, lev, err := m.PredictDiagnostics(ctx, x, comp)
+func (m *Model) predictOutside(ctx context.Context, x mat.Matrix, comp int) ([]float64, *Extrapolation, error) {
+	yhat, reach, lev, err := m.predictDiagnostics(ctx, x, comp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,8 +61,8 @@ func (m *Model) PredictOutside(ctx context.Context, x mat.Matrix, comp int) ([]f
 // and says which of them it extrapolates to: by the distance rule of its
 // first model (the members share the training inputs) or by a leverage
 // above the limit in any member's score space (Mean.Leverage).
-func (a *Mean) PredictOutside(ctx context.Context, x mat.Matrix) ([]float64, *Extrapolation, error) {
-	yhat, reach, lev, err := a.PredictDiagnostics(ctx, x)
+func (a *Mean) predictOutside(ctx context.Context, x mat.Matrix) ([]float64, *Extrapolation, error) {
+	yhat, reach, lev, err := a.predictDiagnostics(ctx, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +82,7 @@ func (m *Model) extrapolation(x mat.Matrix, reach, lev []float64) (*Extrapolatio
 		// kernel decays with distance.
 		var err error
 		ex.Measure, ex.Threshold = "range_excess", RangeExcessMax
-		if ex.Distance, err = m.RangeExcess(x); err != nil {
+		if ex.Distance, err = m.rangeExcess(x); err != nil {
 			return nil, err
 		}
 	}

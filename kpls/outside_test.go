@@ -50,11 +50,11 @@ func TestPredictOutsideLinear(t *testing.T) {
 	for i, p := range pts {
 		z.SetRow(i, p)
 	}
-	yhat, ex, err := m.PredictOutside(ctx, z, d)
+	yhat, ex, err := m.predictOutside(ctx, z, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := m.Predict(ctx, z, d)
+	plain, err := m.predictAt(ctx, z, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,19 +134,19 @@ func TestPredictOutsideRBF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, one, err := m.PredictOutside(ctx, z, m.Chosen().M)
+	_, one, err := m.predictOutside(ctx, z, m.Chosen().M)
 	if err != nil {
 		t.Fatal(err)
 	}
-	yhat, both, err := mean.PredictOutside(ctx, z)
+	yhat, both, err := mean.predictOutside(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := mean.Predict(ctx, z)
+	plain, err := mean.predict(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	levWide, err := wide.Leverage(ctx, z, wide.Chosen().M)
+	levWide, err := wide.leverage(ctx, z, wide.Chosen().M)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,13 @@ const predictChunk = 256
 // Predict returns ȳ + k_c(x)ᵀα_comp for every row of x, in row order. The
 // rows are standardised and the kernel vectors centred with the training
 // statistics. The context is checked between blocks of predictChunk rows.
-func (m *Model) Predict(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
+func (m *Model) predictAt(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: x is nil", ErrShape)
 	}
 	r, _ := x.Dims()
 	out := make([]float64, r)
-	if err := m.PredictTo(ctx, out, x, comp); err != nil {
+	if err := m.predictDst(ctx, out, x, comp); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -32,7 +32,7 @@ func (m *Model) Predict(ctx context.Context, x mat.Matrix, comp int) ([]float64,
 // PredictTo is Predict writing into dst, which must have one element per
 // row of x: a service predicting in a loop allocates nothing per row but
 // the kernel rows. dst is unspecified after an error.
-func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
+func (m *Model) predictDst(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
 	return m.predictTo(ctx, dst, nil, nil, x, comp)
 }
 
@@ -40,7 +40,7 @@ func (m *Model) PredictTo(ctx context.Context, dst []float64, x mat.Matrix, comp
 // for the rows of x, both from one kernel vector per row: a caller that
 // flags extrapolation (kpls predict) computes the kernel vectors once
 // instead of twice. The predictions are Predict's, bit for bit.
-func (m *Model) PredictReach(ctx context.Context, x mat.Matrix, comp int) (yhat, reach []float64, err error) {
+func (m *Model) predictReach(ctx context.Context, x mat.Matrix, comp int) (yhat, reach []float64, err error) {
 	if x == nil {
 		return nil, nil, fmt.Errorf("%w: x is nil", ErrShape)
 	}
@@ -56,7 +56,7 @@ func (m *Model) PredictReach(ctx context.Context, x mat.Matrix, comp int) (yhat,
 // max_i k(x, x_i) and Leverage's h(x) at comp components for the rows of
 // x, all from one kernel vector per row: what kpls predict reports and
 // flags extrapolation by. The predictions are Predict's, bit for bit.
-func (m *Model) PredictDiagnostics(ctx context.Context, x mat.Matrix, comp int) (yhat, reach, leverage []float64, err error) {
+func (m *Model) predictDiagnostics(ctx context.Context, x mat.Matrix, comp int) (yhat, reach, leverage []float64, err error) {
 	if x == nil {
 		return nil, nil, nil, fmt.Errorf("%w: x is nil", ErrShape)
 	}
@@ -141,7 +141,7 @@ func rowMax(v []float64) float64 {
 // PredictEvery returns the predictions of every m = 0..ValidComponents() for
 // the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
 // matrix serves every m.
-func (m *Model) PredictEvery(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+func (m *Model) predictEvery(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	out, err := m.predictAll(ctx, x)
 	if err != nil {
 		return nil, err

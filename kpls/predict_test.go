@@ -33,7 +33,7 @@ func TestPredictTo(t *testing.T) {
 		grand += v / float64(n)
 	}
 	dst := make([]float64, 700)
-	if err := m.PredictTo(context.Background(), dst, q, 4); err != nil {
+	if err := m.predictDst(context.Background(), dst, q, 4); err != nil {
 		t.Fatal(err)
 	}
 	for r := range 700 {
@@ -51,18 +51,18 @@ func TestPredictTo(t *testing.T) {
 			t.Fatalf("row %d: %g, the definition gives %g", r, dst[r], want)
 		}
 	}
-	if err := m.PredictTo(context.Background(), make([]float64, 699), q, 4); !errors.Is(err, ErrShape) {
+	if err := m.predictDst(context.Background(), make([]float64, 699), q, 4); !errors.Is(err, ErrShape) {
 		t.Errorf("a short destination: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := m.Predict(ctx, q, 4); !errors.Is(err, context.Canceled) {
+	if _, err := m.predictAt(ctx, q, 4); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled context: %v", err)
 	}
-	if _, err := m.PredictEvery(ctx, q); !errors.Is(err, context.Canceled) {
+	if _, err := m.predictEvery(ctx, q); !errors.Is(err, context.Canceled) {
 		t.Errorf("PredictEvery with a cancelled context: %v", err)
 	}
-	if _, err := m.Predict(context.Background(), mat.Matrix(nil), 4); !errors.Is(err, ErrShape) {
+	if _, err := m.predictAt(context.Background(), mat.Matrix(nil), 4); !errors.Is(err, ErrShape) {
 		t.Errorf("nil x: %v", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestLinearPrimalPredictions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := m.PredictEvery(ctx, z)
+		got, err := m.predictEvery(ctx, z)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,15 +152,15 @@ func TestPredictReach(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []int{0, 4} {
-			yhat, reach, err := m.PredictReach(ctx, q, c)
+			yhat, reach, err := m.predictReach(ctx, q, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := m.Predict(ctx, q, c)
+			p, err := m.predictAt(ctx, q, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := m.Reach(q)
+			r, err := m.reach(q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestPredictReach(t *testing.T) {
 					t.Errorf("%s m=%d row %d: %v, %v; Predict and Reach %v, %v", k.Name(), c, i, yhat[i], reach[i], p[i], r[i])
 				}
 			}
-			dy, dr, dl, err := m.PredictDiagnostics(ctx, q, c)
+			dy, dr, dl, err := m.predictDiagnostics(ctx, q, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func TestPredictReach(t *testing.T) {
 					t.Errorf("%s m=%d row %d: diagnostics %v, %v; Predict and Reach %v, %v", k.Name(), c, i, dy[i], dr[i], p[i], r[i])
 				}
 				// Each row alone: the chunks give every row its own leverage.
-				one, err := m.Leverage(ctx, q.Slice(i, i+1, 0, 3), c)
+				one, err := m.leverage(ctx, q.Slice(i, i+1, 0, 3), c)
 				if err != nil {
 					t.Fatal(err)
 				}

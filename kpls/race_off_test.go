@@ -1,6 +1,6 @@
 //go:build !race
 
-package kpls_test
+package kpls
 
 // raceEnabled reports whether the race detector is on: the slowest oracle
 // comparisons (cubic exact DoF at n = 1000) run only without it, where

@@ -1,5 +1,5 @@
 //go:build race
 
-package kpls_test
+package kpls
 
 const raceEnabled = true

@@ -1,4 +1,4 @@
-package kpls_test
+package kpls
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kpls-go/kpls/kpls"
 )
 
 // raceData returns n seeded points in d dimensions with a smooth response.
@@ -34,13 +32,13 @@ func raceData(n, d int, seed uint64) (*mat.Dense, []float64) {
 
 // raceReload round-trips m through its file format, giving a model whose
 // centred kernel matrix has not been built yet.
-func raceReload(t *testing.T, m *kpls.Model) *kpls.Model {
+func raceReload(t *testing.T, m *Model) *Model {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := m.save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := kpls.Load(&buf)
+	loaded, err := loadModel(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,23 +48,23 @@ func raceReload(t *testing.T, m *kpls.Model) *kpls.Model {
 // raceResult is everything one goroutine computes on one model.
 type raceResult struct {
 	pred  [][]float64   // by component
-	bands [][]kpls.Band // by component
+	bands [][]bandValue // by component
 }
 
 // raceWork computes predictions and bands for every component, starting
 // with the bands so that the first call on a loaded model builds its
 // kernel matrix. Components are visited from start, wrapping around, so
 // that goroutines ask for different things at the same time.
-func raceWork(m *kpls.Model, x mat.Matrix, start int) (raceResult, error) {
-	nc := m.ValidComponents() + 1
-	r := raceResult{pred: make([][]float64, nc), bands: make([][]kpls.Band, nc)}
+func raceWork(m *Model, x mat.Matrix, start int) (raceResult, error) {
+	nc := m.validComponents() + 1
+	r := raceResult{pred: make([][]float64, nc), bands: make([][]bandValue, nc)}
 	for i := range nc {
 		c := (start + i) % nc
-		b, err := m.PredictBands(context.Background(), x, c, kpls.BandOptions{Level: 0.98})
+		b, err := m.predictBands(context.Background(), x, c, bandOpts{Level: 0.98})
 		if err != nil {
 			return r, err
 		}
-		p, err := m.Predict(context.Background(), x, c)
+		p, err := m.predictAt(context.Background(), x, c)
 		if err != nil {
 			return r, err
 		}
@@ -75,20 +73,20 @@ func raceWork(m *kpls.Model, x mat.Matrix, start int) (raceResult, error) {
 	return r, nil
 }
 
-func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+func sameBit(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
 
 func raceCompare(t *testing.T, who string, got, want raceResult) {
 	t.Helper()
 	for c := range want.pred {
 		for i, w := range want.pred[c] {
-			if !sameBits(got.pred[c][i], w) {
+			if !sameBit(got.pred[c][i], w) {
 				t.Errorf("%s: Predict m=%d row %d: %v, serially %v", who, c, i, got.pred[c][i], w)
 				return
 			}
 		}
 		for i, w := range want.bands[c] {
 			g := got.bands[c][i]
-			if !sameBits(g.Yhat, w.Yhat) || !sameBits(g.SE, w.SE) || !sameBits(g.Lower, w.Lower) || !sameBits(g.Upper, w.Upper) {
+			if !sameBit(g.Yhat, w.Yhat) || !sameBit(g.SE, w.SE) || !sameBit(g.Lower, w.Lower) || !sameBit(g.Upper, w.Upper) {
 				t.Errorf("%s: PredictBands m=%d row %d: %+v, serially %+v", who, c, i, g, w)
 				return
 			}
@@ -103,12 +101,12 @@ func raceCompare(t *testing.T, who string, got, want raceResult) {
 func TestRaceConcurrentPredict(t *testing.T) {
 	const goroutines = 16
 	x, y := raceData(200, 3, 1)
-	fitted, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 6})
+	fitted, err := Fit(context.Background(), x, y, Options{Components: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fitted.ValidComponents() < 2 {
-		t.Fatalf("only %d components: the test needs several", fitted.ValidComponents())
+	if fitted.validComponents() < 2 {
+		t.Fatalf("only %d components: the test needs several", fitted.validComponents())
 	}
 	z, _ := raceData(37, 3, 2) // more than one row, fewer than a band chunk
 
@@ -123,7 +121,7 @@ func TestRaceConcurrentPredict(t *testing.T) {
 	}
 	for c := range want.pred {
 		for i := range want.pred[c] {
-			if !sameBits(fresh.pred[c][i], want.pred[c][i]) {
+			if !sameBit(fresh.pred[c][i], want.pred[c][i]) {
 				t.Fatalf("Predict m=%d row %d: fitted %v, loaded %v", c, i, fresh.pred[c][i], want.pred[c][i])
 			}
 			if d := math.Abs(fresh.bands[c][i].SE - want.bands[c][i].SE); !(d <= 1e-9*want.bands[c][i].SE) {
@@ -134,11 +132,11 @@ func TestRaceConcurrentPredict(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		model func() *kpls.Model
+		model func() *Model
 		want  raceResult
 	}{
-		{"loaded", func() *kpls.Model { return raceReload(t, fitted) }, want},
-		{"fitted", func() *kpls.Model { return fitted }, fresh},
+		{"loaded", func() *Model { return raceReload(t, fitted) }, want},
+		{"fitted", func() *Model { return fitted }, fresh},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.model()
@@ -169,30 +167,30 @@ func TestRaceConcurrentPredict(t *testing.T) {
 // different matrix–vector paths, which round differently.
 func TestRaceRowIndependence(t *testing.T) {
 	x, y := raceData(200, 3, 1)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 4})
+	m, err := Fit(context.Background(), x, y, Options{Components: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	z, _ := raceData(300, 3, 3) // crosses Predict's and the bands' chunk boundaries
-	c := m.ValidComponents()
-	all, err := m.Predict(context.Background(), z, c)
+	c := m.validComponents()
+	all, err := m.predictAt(context.Background(), z, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	allB, err := m.PredictBands(context.Background(), z, c, kpls.BandOptions{})
+	allB, err := m.predictBands(context.Background(), z, c, bandOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{0, 1, 127, 128, 255, 256, 299} {
 		row := mat.NewDense(1, 3, mat.Row(nil, i, z))
-		one, err := m.Predict(context.Background(), row, c)
+		one, err := m.predictAt(context.Background(), row, c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !(math.Abs(one[0]-all[i]) <= 1e-12*math.Max(1, math.Abs(all[i]))) {
 			t.Errorf("Predict row %d: alone %v, in a batch %v", i, one[0], all[i])
 		}
-		oneB, err := m.PredictBands(context.Background(), row, c, kpls.BandOptions{})
+		oneB, err := m.predictBands(context.Background(), row, c, bandOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +207,7 @@ func TestRaceCancelFit(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelled time.Time
-	m, err := kpls.Fit(ctx, x, y, kpls.Options{Components: 20, DoF: kpls.DoFExact, Progress: func(p kpls.Progress) {
+	m, err := Fit(ctx, x, y, Options{Components: 20, DoF: DoFExact, Progress: func(p Progress) {
 		if p.Stage == "fit" && p.Done >= 1 && cancelled.IsZero() {
 			cancelled = time.Now()
 			cancel()
@@ -236,7 +234,7 @@ func TestRaceCancelFit(t *testing.T) {
 // then with a live context: the cancel must not poison the model.
 func TestRaceCancelBands(t *testing.T) {
 	x, y := raceData(200, 3, 1)
-	fitted, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 4})
+	fitted, err := Fit(context.Background(), x, y, Options{Components: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,15 +242,15 @@ func TestRaceCancelBands(t *testing.T) {
 	z, _ := raceData(5, 3, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for c := 0; c <= m.ValidComponents(); c++ {
-		if _, err := m.PredictBands(ctx, z, c, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
+	for c := 0; c <= m.validComponents(); c++ {
+		if _, err := m.predictBands(ctx, z, c, bandOpts{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("PredictBands m=%d with a cancelled context: %v, want context.Canceled", c, err)
 		}
 	}
-	if _, err := m.TrainingBands(ctx, 1, kpls.BandOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := m.trainingBands(ctx, 1, bandOpts{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("TrainingBands with a cancelled context: %v, want context.Canceled", err)
 	}
-	b, err := m.PredictBands(context.Background(), z, m.ValidComponents(), kpls.BandOptions{})
+	b, err := m.predictBands(context.Background(), z, m.validComponents(), bandOpts{})
 	if err != nil || len(b) != 5 {
 		t.Fatalf("PredictBands after a cancelled call: %v", err)
 	}
@@ -270,32 +268,32 @@ func TestRaceReverseBandsAndMean(t *testing.T) {
 	for i := range w {
 		w[i] = float64(1 + i%3)
 	}
-	var members []*kpls.Model
+	var members []*Model
 	for _, width := range []float64{0.5, 1} {
-		m, err := kpls.Fit(ctx, x, y, kpls.Options{Kernel: kpls.RBF{Width: width}, Components: 22, DoF: kpls.DoFExact, Weights: w})
+		m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: width}, Components: 22, DoF: DoFExact, Weights: w})
 		if err != nil {
 			t.Fatal(err)
 		}
 		members = append(members, m)
 	}
-	mean, err := kpls.NewMean(members...)
+	mean, err := NewMean(members...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
-	if err := kpls.SaveMeans(&file, nil, []*kpls.Mean{mean}); err != nil {
+	if err := saveMeans(&file, nil, []*Mean{mean}); err != nil {
 		t.Fatal(err)
 	}
 	z, _ := raceData(9, 2, 4)
-	work := func(a *kpls.Mean) ([]kpls.Band, error) {
+	work := func(a *Mean) ([]bandValue, error) {
 		ms := a.Members()
-		if _, err := ms[1].PredictBands(ctx, z, ms[1].ValidComponents(), kpls.BandOptions{}); err != nil {
+		if _, err := ms[1].predictBands(ctx, z, ms[1].validComponents(), bandOpts{}); err != nil {
 			return nil, err
 		}
-		return a.PredictIntervals(ctx, z, kpls.BandOptions{Level: 0.9})
+		return a.predictIntervals(ctx, z, bandOpts{Level: 0.9})
 	}
-	load := func() *kpls.Mean {
-		_, ms, err := kpls.LoadMeans(bytes.NewReader(file.Bytes()))
+	load := func() *Mean {
+		_, ms, err := loadMeans(bytes.NewReader(file.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +304,7 @@ func TestRaceReverseBandsAndMean(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := load()
-	got := make([][]kpls.Band, goroutines)
+	got := make([][]bandValue, goroutines)
 	errs := make([]error, goroutines)
 	var wg sync.WaitGroup
 	start := make(chan struct{})

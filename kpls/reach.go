@@ -16,7 +16,7 @@ import (
 // which measure variance only, say nothing about that bias. For the
 // linear kernel the value is the largest inner product with a training
 // point and has no such reading; see RangeExcess.
-func (m *Model) Reach(x mat.Matrix) ([]float64, error) {
+func (m *Model) reach(x mat.Matrix) ([]float64, error) {
 	z, p, err := m.inputs(x)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (m *Model) Reach(x mat.Matrix) ([]float64, error) {
 // that was constant in training counts any departure as +Inf. It is the
 // extrapolation measure for the linear kernel, whose predictions grow
 // without bound beyond the data.
-func (m *Model) RangeExcess(x mat.Matrix) ([]float64, error) {
+func (m *Model) rangeExcess(x mat.Matrix) ([]float64, error) {
 	z, p, err := m.inputs(x)
 	if err != nil {
 		return nil, err

@@ -34,11 +34,11 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := m.Reach(q)
+			got, err := m.reach(q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, err := m.RangeExcess(q)
+			ex, err := m.rangeExcess(q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -143,8 +143,8 @@ func TestReferenceFit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.ValidComponents() < s.MValidMax {
-					t.Fatalf("valid components %d, reference fit is reliable to %d", m.ValidComponents(), s.MValidMax)
+				if m.validComponents() < s.MValidMax {
+					t.Fatalf("valid components %d, reference fit is reliable to %d", m.validComponents(), s.MValidMax)
 				}
 				// The reference's float64 fit has its own error against the
 				// high-precision fit near breakdown: compare RSS with the gold
@@ -161,7 +161,7 @@ func TestReferenceFit(t *testing.T) {
 					} else {
 						worstRSS = math.Max(worstRSS, e)
 					}
-					pred, err := m.Predict(context.Background(), rc.x, k)
+					pred, err := m.predictAt(context.Background(), rc.x, k)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -201,8 +201,8 @@ func TestReferenceExactDoF(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.ValidComponents() < s.MValidMax {
-					t.Fatalf("valid components %d, reference fit is reliable to %d", m.ValidComponents(), s.MValidMax)
+				if m.validComponents() < s.MValidMax {
+					t.Fatalf("valid components %d, reference fit is reliable to %d", m.validComponents(), s.MValidMax)
 				}
 				// The reference's own float64 central differences agree with
 				// its best value (gold: 100 and 200 digits agreeing to
@@ -261,8 +261,8 @@ func TestReferenceLanczosDoF(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if m.LanczosSteps() != *ap.MmaxEff[k] || m.ValidComponents() != k {
-							t.Fatalf("m=%d: got %d components from %d steps, want %d from %d", k, m.ValidComponents(), m.LanczosSteps(), k, *ap.MmaxEff[k])
+						if m.lanczosSteps() != *ap.MmaxEff[k] || m.validComponents() != k {
+							t.Fatalf("m=%d: got %d components from %d steps, want %d from %d", k, m.validComponents(), m.lanczosSteps(), k, *ap.MmaxEff[k])
 						}
 						got := m.stats[k].DoF
 						if math.IsNaN(got) {

@@ -31,7 +31,7 @@ func kin8nm() (*mat.Dense, []float64) {
 func TestApproxDoFRegimes(t *testing.T) {
 	kx, ky := kin8nm()
 	nKin := 1000
-	if raceEnabled {
+	if kpls.RaceEnabled {
 		nKin = 300
 	}
 	cases := dofbed.RegimeCases(kx, ky, nKin)
@@ -85,6 +85,6 @@ func ExampleFit_nearIdentity() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("DoF(1) = %.0f of n = %d\n", m.Stats()[1].DoF, m.N())
+	fmt.Printf("DoF(1) = %.0f of n = %d\n", m.Stats()[1].DoF, m.Summary().N)
 	// Output: DoF(1) = 300 of n = 300
 }

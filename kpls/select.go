@@ -27,9 +27,8 @@ const (
 	// is zero: passes over the kernel matrix (a build, or one product with
 	// a block of vectors). The default select on kin8nm makes about 450.
 	DefaultMaxPasses = 3000
-	// DefaultAverageWithin is the margin `kpls select` averages within by
-	// default (SelectOptions.AverageWithin; its zero value, here, means
-	// no average): the grid points within 10 % of the best RMSECV are the
+	// DefaultAverageWithin is the margin Select averages within by
+	// default with cross-validation (SelectOptions.AverageWithin): the grid points within 10 % of the best RMSECV are the
 	// candidates stacking chooses the mean's members from. On the panel's
 	// small real sets that came to 0.949 of cross-validated kernel ridge
 	// (geometric mean), against 0.958 for the mean of every point within
@@ -124,15 +123,18 @@ type SelectOptions struct {
 	// points whose choice has an RMSECV at most (1 + AverageWithin) times
 	// the best one's the candidates of a mean of models; AverageBy chooses
 	// its members among them, each fitted to all rows at its own chosen m
-	// without DoF, and Select returns their mean in Selection.Mean. On the
-	// panel's small data sets that came closer to cross-validated kernel
-	// ridge than the best point alone (docs/scale.md). Without DoF asked
-	// for, the members' fits to all rows ride in the folds' block products
-	// and cost no pass of their own. Zero means no average.
+	// without DoF, and Select returns their mean as Selection.Predictor.
+	// On the panel's small data sets that came closer to cross-validated
+	// kernel ridge than the best point alone (docs/scale.md). Without DoF
+	// asked for, the members' fits to all rows ride in the folds' block
+	// products and cost no pass of their own. Zero means
+	// DefaultAverageWithin with cross-validation, no average with the DoF
+	// criteria.
 	AverageWithin float64
 	// AverageBy is how the mean's members are chosen among the grid
 	// points within AverageWithin (the best is always one):
-	// AverageStacked (the zero value) or AverageAll.
+	// AverageStacked (the zero value) or AverageAll; AverageNone turns
+	// averaging off, whatever AverageWithin says.
 	AverageBy Averaging
 }
 
@@ -150,6 +152,8 @@ const (
 	AverageStacked Averaging = "stacked"
 	// AverageAll averages every grid point within the margin.
 	AverageAll Averaging = "all"
+	// AverageNone predicts with the best grid point's model alone.
+	AverageNone Averaging = "none"
 )
 
 // ParseAveraging parses an averaging rule; "" means AverageStacked.
@@ -157,7 +161,7 @@ func ParseAveraging(s string) (Averaging, error) {
 	switch a := Averaging(strings.ToLower(s)); a {
 	case "", AverageStacked:
 		return AverageStacked, nil
-	case AverageAll:
+	case AverageAll, AverageNone:
 		return a, nil
 	}
 	return "", fmt.Errorf("%w: averaging %q (want stacked or all)", ErrBadOption, s)
@@ -179,7 +183,7 @@ type Selection struct {
 	Best SelectionRow
 	// Model is fitted to all rows at the best grid point; it records the
 	// choice (Model.Chosen), which predictions use by default. It has the
-	// DoF of Options.DoF, except when it is the first of a Mean of several
+	// DoF of Options.DoF, except when it is the first of a mean of several
 	// models and Options.DoF was left empty: then, like the Mean's other
 	// members, it is fitted without DoF (its bands take the RMSECV).
 	Model *Model
@@ -195,16 +199,16 @@ type Selection struct {
 	// wider than a width where the kernel's score turned worse, by more
 	// than 5 % of the best (AverageAll: the averaging margin, if wider).
 	Skipped []Kernel
-	// Mean is, with SelectOptions.AverageWithin, the mean of the models
-	// of the grid points within the margin that AverageBy keeps: Model
-	// (the best) first and the others by RMSECV, each fitted to all rows
-	// and predicting with its own choice of m (Model.Chosen). The others
-	// are fitted without DoF (DoFNone), and so is Model unless
-	// Options.DoF was set: the mean's bands and intervals take the
-	// members' RMSECV (Mean.NoiseLevel), and its DoF and σ̂ are NaN. Nil
-	// without AverageWithin; with it, a mean of Model alone (with its
-	// DoF) when no other point is kept.
-	Mean *Mean
+	// Predictor is what to predict with, never nil: the mean of the
+	// models of the grid points within the averaging margin that AverageBy
+	// keeps (SelectOptions.AverageWithin), Model (the best) first and the
+	// others by RMSECV, each fitted to all rows and predicting with its
+	// own choice of m; or Model itself when no other point is kept or
+	// averaging is off. A mean's other members are fitted without DoF
+	// (DoFNone), and so is Model unless Options.DoF was set: the mean's
+	// bands and intervals take the members' RMSECV, and its DoF and σ̂
+	// are NaN.
+	Predictor Predictor
 	// MeanBy is the rule that chose the mean's members: AverageStacked,
 	// or AverageAll when asked for or when stacking could not choose
 	// (with a WarnAveraging warning). MeanWeights are the members'
@@ -244,15 +248,16 @@ func (r SelectionRow) label() string { return kernelLabel(r.Kernel) }
 
 // MarshalJSON writes the row with its kernel as an object.
 func (r SelectionRow) MarshalJSON() ([]byte, error) {
-	type plain SelectionRow // without this method
-	k, err := KernelJSON(r.Kernel)
+	k, err := kernelJSON(r.Kernel)
 	if err != nil {
 		k, _ = json.Marshal(r.Kernel.Name())
 	}
 	return json.Marshal(struct {
 		Kernel json.RawMessage `json:"kernel"`
-		plain
-	}{k, plain(r)})
+		statsJSON
+		RMSECV jsonNum `json:"rmsecv"`
+		Q2     jsonNum `json:"q2"`
+	}{k, r.Stats.json(), jsonNum(r.RMSECV), jsonNum(r.Q2)})
 }
 
 // gridPoint is one kernel of the search; id tells grid points apart (a
@@ -332,7 +337,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 		if f != nil {
 			prev = f
 		}
-		sel.Model = m
+		sel.Model, sel.Predictor = m, m
 		if s.crit == CV {
 			fullStats(sel, m)
 		}
@@ -372,8 +377,14 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	if so.AverageWithin > 0 && crit != CV {
+	if so.AverageWithin > 0 && crit != CV && avgBy != AverageNone {
 		return nil, nil, fmt.Errorf("%w: the average is of the grid points cross-validation scored, not %s", ErrBadOption, crit)
+	}
+	switch {
+	case avgBy == AverageNone:
+		so.AverageWithin = 0
+	case so.AverageWithin == 0 && crit == CV:
+		so.AverageWithin = DefaultAverageWithin
 	}
 	if so.SharedKernel && crit != CV {
 		return nil, nil, fmt.Errorf("%w: a shared kernel is chosen by cross-validation, not %s (the DoF criteria of different targets do not add up to one score)", ErrBadOption, crit)
@@ -543,7 +554,7 @@ func (s *selector) search(scanned map[string]bool) error {
 			}
 		}
 		g := s.points[p]
-		s.opts.report(StageSelect, g.width(), s.evaluated, len(s.points))
+		s.opts.report(StageSelect, g.kernel, s.evaluated, len(s.points))
 		if err := s.evaluate(g, ts); err != nil {
 			return fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
 		}
@@ -893,7 +904,7 @@ func (s *selector) stackedMembers(t, bestPoint int, cs []meanCandidate) ([]meanC
 	return kept, w[0], nil
 }
 
-// average fills sel.Mean for target t: its model at the best grid
+// average sets sel.Predictor for target t to the mean of: its model at the best grid
 // point, then one fitted to all rows at each other grid point whose
 // choice scores within the margin, in order of RMSECV.
 func (s *selector) average(t, bestPoint int, sel *Selection) error {
@@ -916,7 +927,11 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 		}
 		members = append(members, m)
 	}
-	var err error
-	sel.Mean, err = NewMean(members...)
+	if len(members) == 1 {
+		sel.Predictor = sel.Model
+		return nil
+	}
+	mean, err := NewMean(members...)
+	sel.Predictor = mean
 	return err
 }

@@ -41,7 +41,7 @@ func TestCrossValidationByHand(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					p, err := mod.Predict(context.Background(), xte, m)
+					p, err := mod.predictAt(context.Background(), xte, m)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -152,8 +152,8 @@ func TestSelectExtendsComponents(t *testing.T) {
 		if c == CV && rows-sel.Best.M < max(3, (sel.Best.M+3)/4) {
 			t.Errorf("cv: chose m = %d with only %d larger m fitted", sel.Best.M, rows-sel.Best.M)
 		}
-		if sel.Model.ValidComponents() < sel.Best.M {
-			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.ValidComponents(), sel.Best.M)
+		if sel.Model.validComponents() < sel.Best.M {
+			t.Errorf("%s: model has %d components, chosen %d", c, sel.Model.validComponents(), sel.Best.M)
 		}
 	}
 }
@@ -246,7 +246,7 @@ func TestSelectBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sel.Table) != 3 || !strings.Contains(strings.Join(Messages(sel.Warnings), "\n"), "budget of 3 passes") {
+		if len(sel.Table) != 3 || !strings.Contains(strings.Join(messages(sel.Warnings), "\n"), "budget of 3 passes") {
 			t.Errorf("%s: %d rows, warnings %q; want m = 0..2 and the budget named", c, len(sel.Table), sel.Warnings)
 		}
 	}
@@ -289,10 +289,10 @@ func TestCrossValidationGrows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mod.ValidComponents() < comp {
-				t.Fatalf("fold %d: %d components, the table has %d", f, mod.ValidComponents(), comp)
+			if mod.validComponents() < comp {
+				t.Fatalf("fold %d: %d components, the table has %d", f, mod.validComponents(), comp)
 			}
-			p, err := mod.PredictEvery(context.Background(), xte)
+			p, err := mod.predictEvery(context.Background(), xte)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,7 +319,7 @@ func sharedStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.Storage()
+	return m.storageKind()
 }
 
 // TestSelectWarnsAtTheLimit: when the limit stops the doubling with the
@@ -331,7 +331,7 @@ func TestSelectWarnsAtTheLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sel.Best.M != 2 || !hasWarning(sel.Warnings, WarnChoiceAtEdge) || !strings.Contains(strings.Join(Messages(sel.Warnings), "\n"), "largest m fitted (limit 2)") {
+	if sel.Best.M != 2 || !hasWarning(sel.Warnings, WarnChoiceAtEdge) || !strings.Contains(strings.Join(messages(sel.Warnings), "\n"), "largest m fitted (limit 2)") {
 		t.Errorf("m = %d, warnings %q", sel.Best.M, sel.Warnings)
 	}
 }
@@ -391,12 +391,12 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Choice{Criterion: c, M: m.ComponentsBy(c)}
-		b, err := m.MarshalBinary()
+		b, err := m.marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var back Model
-		if err := back.UnmarshalBinary(b); err != nil {
+		if err := back.unmarshal(b); err != nil {
 			t.Fatal(err)
 		}
 		if m.Chosen() != want || back.Chosen() != want {
@@ -452,12 +452,12 @@ func TestPredictEvery(t *testing.T) {
 		t.Fatal(err)
 	}
 	z, _ := gaussData(7, 2, 4)
-	all, err := m.PredictEvery(context.Background(), z)
+	all, err := m.predictEvery(context.Background(), z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for c := 0; c <= m.ValidComponents(); c++ {
-		p, err := m.Predict(context.Background(), z, c)
+	for c := 0; c <= m.validComponents(); c++ {
+		p, err := m.predictAt(context.Background(), z, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -536,8 +536,8 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 		t.Errorf("best %s m=%d (%g), every width fitted: %s m=%d (%g)", kernelLabel(auto.Best.Kernel), auto.Best.M, auto.Best.RMSECV,
 			kernelLabel(full.Best.Kernel), full.Best.M, full.Best.RMSECV)
 	}
-	if len(auto.Mean.Members()) != len(full.Mean.Members()) {
-		t.Errorf("a mean of %d models, every width fitted: %d", len(auto.Mean.Members()), len(full.Mean.Members()))
+	if len(auto.mean().Members()) != len(full.mean().Members()) {
+		t.Errorf("a mean of %d models, every width fitted: %d", len(auto.mean().Members()), len(full.mean().Members()))
 	}
 	if auto.Passes >= full.Passes {
 		t.Errorf("%d passes, every width fitted: %d", auto.Passes, full.Passes)

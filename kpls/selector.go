@@ -279,7 +279,7 @@ func (s *selector) choose(rows []SelectionRow, label string) (int, []Warning) {
 	if s.crit == CV {
 		return argmin(score), nil
 	}
-	choice := FirstLocalMin(score)
+	choice := firstLocalMin(score)
 	if last := lastValid(score); last < len(score)-1 && choice == last {
 		return choice, []Warning{warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1)}
 	}
@@ -382,8 +382,7 @@ func (s *selector) crossValidate(g gridPoint, comp int, ts []int) ([]pointRun, e
 			s.batch.addFull(t, s.ys[t], comp)
 		}
 	}
-	width := g.width()
-	err = s.batch.run(s.ctx, &s.cv.opts, op, func(done, total int) { s.opts.report(StageCV, width, done, total) })
+	err = s.batch.run(s.ctx, &s.cv.opts, op, func(done, total int) { s.opts.report(StageCV, g.kernel, done, total) })
 	if err != nil {
 		return nil, err
 	}

@@ -102,21 +102,21 @@ func TestStorageReproducesDense(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if m.Storage() != k.s {
-						t.Fatalf("storage %q, want %q", m.Storage(), k.s)
+					if m.storageKind() != k.s {
+						t.Fatalf("storage %q, want %q", m.storageKind(), k.s)
 					}
-					if k.s == StorageFloat32 && m.Stop().Reason != StopNone && dof == DoFApprox {
+					if k.s == StorageFloat32 && m.stopped().Reason != StopNone && dof == DoFApprox {
 						// Auto does not use float32 for the approximate DoF.
 						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
 						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
 							t.Fatal(err)
 						}
-						if s := m.Storage(); s != StorageHybrid && s != StorageMatrixFree {
+						if s := m.storageKind(); s != StorageHybrid && s != StorageMatrixFree {
 							t.Fatalf("auto with approximate DoF: storage %q, want hybrid or matrix-free", s)
 						}
 						k.tol = 1e-10
 						refit++
-					} else if k.s == StorageFloat32 && m.Stop().Reason != StopNone && dof == DoFLanczos {
+					} else if k.s == StorageFloat32 && m.stopped().Reason != StopNone && dof == DoFLanczos {
 						// Near breakdown float32 can move the stop, and the
 						// DoF with it; the fit says it stopped, and auto
 						// storage must not keep float32 as it is: it refits
@@ -124,16 +124,16 @@ func TestStorageReproducesDense(t *testing.T) {
 						// a resolution stop after all the components, runs
 						// the remaining steps in float64 (TestFloat32Continuation).
 						if !hasWarning(m.Warnings(), WarnStopped) {
-							t.Fatalf("float32 stopped (%s) without a warning: %v", m.Stop().Message, m.Warnings())
+							t.Fatalf("float32 stopped (%s) without a warning: %v", m.stopped().Message, m.Warnings())
 						}
 						// A continuation can itself stop short of the Lanczos
 						// steps, which refits on hybrid too.
-						cont := m.Stop().Reason == StopStorage && m.ValidComponents() == o.Components
+						cont := m.stopped().Reason == StopStorage && m.validComponents() == o.Components
 						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
 						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
 							t.Fatal(err)
 						}
-						s := m.Storage()
+						s := m.storageKind()
 						if !hasWarning(m.Warnings(), WarnStorage) || (s != StorageHybrid && s != StorageMatrixFree && !(cont && s == StorageFloat32)) {
 							t.Fatalf("auto after a float32 stop: storage %q, warnings %v", s, m.Warnings())
 						}
@@ -144,10 +144,10 @@ func TestStorageReproducesDense(t *testing.T) {
 					} else if k.s == StorageFloat32 {
 						direct++
 					}
-					if k.tol < 1e-9 && m.ValidComponents() != ref.ValidComponents() {
-						t.Errorf("%d components, dense %d", m.ValidComponents(), ref.ValidComponents())
+					if k.tol < 1e-9 && m.validComponents() != ref.validComponents() {
+						t.Errorf("%d components, dense %d", m.validComponents(), ref.validComponents())
 					}
-					compareFits(t, ctx, m, ref, z, min(m.ValidComponents(), ref.ValidComponents()), k.tol, 0)
+					compareFits(t, ctx, m, ref, z, min(m.validComponents(), ref.validComponents()), k.tol, 0)
 				})
 			}
 		}
@@ -179,8 +179,8 @@ func TestFloat32Continuation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if st := forced.Stop(); st.Reason != StopStorage || forced.ValidComponents() != c.comp || st.Component > 2*c.comp+1 {
-					t.Fatalf("the case needs a float32 resolution stop among the extra steps: %d components, stop %q", forced.ValidComponents(), st.Message)
+				if st := forced.stopped(); st.Reason != StopStorage || forced.validComponents() != c.comp || st.Component > 2*c.comp+1 {
+					t.Fatalf("the case needs a float32 resolution stop among the extra steps: %d components, stop %q", forced.validComponents(), st.Message)
 				}
 				o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
 				m, err := Fit(ctx, x, y, o)
@@ -189,12 +189,12 @@ func TestFloat32Continuation(t *testing.T) {
 				}
 				tol, dofTol := 0.02, 0.0
 				if dof == DoFLanczos {
-					if m.Storage() != StorageFloat32 || !hasWarning(m.Warnings(), WarnStorage) || m.Stop().Reason != StopNone {
-						t.Fatalf("auto: storage %q, stop %q, warnings %v", m.Storage(), m.Stop().Message, m.Warnings())
+					if m.storageKind() != StorageFloat32 || !hasWarning(m.Warnings(), WarnStorage) || m.stopped().Reason != StopNone {
+						t.Fatalf("auto: storage %q, stop %q, warnings %v", m.storageKind(), m.stopped().Message, m.Warnings())
 					}
 				} else {
-					if m.Storage() != StorageHybrid {
-						t.Fatalf("auto with approximate DoF: storage %q, want hybrid", m.Storage())
+					if m.storageKind() != StorageHybrid {
+						t.Fatalf("auto with approximate DoF: storage %q, want hybrid", m.storageKind())
 					}
 					tol = 1e-10
 				}
@@ -235,7 +235,7 @@ func TestFloat32Continuation(t *testing.T) {
 						worstForced = math.Max(worstForced, math.Abs(forced.Stats()[i].DoF-r)/r)
 					}
 				}
-				t.Logf("auto on %s: largest relative DoF difference from dense %.2g (forced float32: %.2g)", m.Storage(), worst, worstForced)
+				t.Logf("auto on %s: largest relative DoF difference from dense %.2g (forced float32: %.2g)", m.storageKind(), worst, worstForced)
 			})
 		}
 	}
@@ -271,11 +271,11 @@ func compareFits(t *testing.T, ctx context.Context, m, ref *Model, z *mat.Dense,
 			t.Errorf("DoF_%d %g, dense %g (%.2g)", i, st[i].DoF, rst[i].DoF, e)
 		}
 	}
-	p, err := m.PredictEvery(ctx, z)
+	p, err := m.predictEvery(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := ref.PredictEvery(ctx, z)
+	rp, err := ref.predictEvery(ctx, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +291,8 @@ func compareFits(t *testing.T, ctx context.Context, m, ref *Model, z *mat.Dense,
 			t.Errorf("predictions with m = %d differ by %.2g", i, e)
 		}
 	}
-	bands, err := m.PredictBands(ctx, z, comp, BandOptions{})
-	rbands, rerr := ref.PredictBands(ctx, z, comp, BandOptions{})
+	bands, err := m.predictBands(ctx, z, comp, bandOpts{})
+	rbands, rerr := ref.predictBands(ctx, z, comp, bandOpts{})
 	if (err == nil) != (rerr == nil) {
 		if errors.Is(rerr, ErrUnreliable) || errors.Is(err, ErrUnreliable) {
 			if tol > 1e-9 {
@@ -344,8 +344,8 @@ func TestStorageChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Storage() != c.want {
-			t.Errorf("limit %d, %s DoF: storage %q, want %q", c.limit, c.dof, m.Storage(), c.want)
+		if m.storageKind() != c.want {
+			t.Errorf("limit %d, %s DoF: storage %q, want %q", c.limit, c.dof, m.storageKind(), c.want)
 		}
 	}
 }

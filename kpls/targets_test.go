@@ -57,8 +57,8 @@ func TestFitTargets(t *testing.T) {
 				if m.Options().TargetName != one.TargetName {
 					t.Errorf("target %d records name %q", j, m.Options().TargetName)
 				}
-				if m.ValidComponents() != want.ValidComponents() || m.Chosen() != want.Chosen() {
-					t.Fatalf("target %d: %d components, choice %+v; alone %d, %+v", j, m.ValidComponents(), m.Chosen(), want.ValidComponents(), want.Chosen())
+				if m.validComponents() != want.validComponents() || m.Chosen() != want.Chosen() {
+					t.Fatalf("target %d: %d components, choice %+v; alone %d, %+v", j, m.validComponents(), m.Chosen(), want.validComponents(), want.Chosen())
 				}
 				for i, st := range m.Stats() {
 					w := want.Stats()[i]
@@ -77,12 +77,12 @@ func TestFitTargets(t *testing.T) {
 func checkSamePredictions(t *testing.T, got, want *Model, z mat.Matrix) {
 	t.Helper()
 	ctx := context.Background()
-	for m := 0; m <= want.ValidComponents(); m++ {
-		p, err := got.Predict(ctx, z, m)
+	for m := 0; m <= want.validComponents(); m++ {
+		p, err := got.predictAt(ctx, z, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := want.Predict(ctx, z, m)
+		q, err := want.predictAt(ctx, z, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,8 +91,8 @@ func checkSamePredictions(t *testing.T, got, want *Model, z mat.Matrix) {
 		}
 	}
 	c := want.Chosen().M
-	bg, errG := got.PredictBands(ctx, z, c, BandOptions{})
-	bw, errW := want.PredictBands(ctx, z, c, BandOptions{})
+	bg, errG := got.predictBands(ctx, z, c, bandOpts{})
+	bw, errW := want.predictBands(ctx, z, c, bandOpts{})
 	if errW != nil {
 		// The model alone has no bands here (an unknown DoF): neither
 		// may the shared fit's.

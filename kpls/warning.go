@@ -86,7 +86,7 @@ func (w *Warning) UnmarshalJSON(b []byte) error {
 
 // Messages returns the warnings' messages, as the command's JSON writes
 // them.
-func Messages(ws []Warning) []string {
+func messages(ws []Warning) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.Message

@@ -34,8 +34,8 @@ func sameFit(t *testing.T, what string, a, b *Model, z mat.Matrix, comp int, tol
 		return math.Abs(x-y) <= tol*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
 	}
 	for m := 0; m <= comp; m++ {
-		pa, err1 := a.Predict(ctx, z, m)
-		pb, err2 := b.Predict(ctx, z, m)
+		pa, err1 := a.predictAt(ctx, z, m)
+		pb, err2 := b.predictAt(ctx, z, m)
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%s m=%d: %v %v", what, m, err1, err2)
 		}
@@ -54,19 +54,19 @@ func sameFit(t *testing.T, what string, a, b *Model, z mat.Matrix, comp int, tol
 		if m == 0 {
 			continue
 		}
-		ra, _ := a.TrainingFit(m)
-		rb, _ := b.TrainingFit(m)
+		ra, _ := a.trainingFit(m)
+		rb, _ := b.trainingFit(m)
 		if !close(ra, rb) {
 			t.Errorf("%s m=%d: training RMSE %v, want %v", what, m, rb, ra)
 		}
 		for _, intervals := range []bool{false, true} {
-			band := a.PredictBands
-			bandB := b.PredictBands
+			bandOf := a.predictBands
+			bandB := b.predictBands
 			if intervals {
-				band, bandB = a.PredictIntervals, b.PredictIntervals
+				bandOf, bandB = a.predictIntervals, b.predictIntervals
 			}
-			ba, err1 := band(ctx, z, m, BandOptions{Level: 0.9})
-			bb, err2 := bandB(ctx, z, m, BandOptions{Level: 0.9})
+			ba, err1 := bandOf(ctx, z, m, bandOpts{Level: 0.9})
+			bb, err2 := bandB(ctx, z, m, bandOpts{Level: 0.9})
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s bands m=%d: %v %v", what, m, err1, err2)
 			}
@@ -118,8 +118,8 @@ func TestWeightsAreRepeatedRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wf.N() != 40-countZeros(w) {
-				t.Errorf("the weighted fit kept %d rows, want %d", wf.N(), 40-countZeros(w))
+			if wf.n != 40-countZeros(w) {
+				t.Errorf("the weighted fit kept %d rows, want %d", wf.n, 40-countZeros(w))
 			}
 			sameFit(t, "weights against repeated rows", rep, wf, z, comp, 1e-9)
 		})
@@ -175,18 +175,18 @@ func TestWeightedModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := m.Save(&buf); err != nil {
+	if err := m.save(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if v := binary.LittleEndian.Uint32(buf.Bytes()[8:12]); v != 5 {
 		t.Errorf("a weighted model is written as version %d, want 5", v)
 	}
-	l, err := Load(&buf)
+	l, err := loadModel(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameBits(l.Weights(), w) {
-		t.Errorf("weights %v, want %v", l.Weights(), w)
+	if !sameBits(l.weights(), w) {
+		t.Errorf("weights %v, want %v", l.weights(), w)
 	}
 	samePredictions(t, "weighted, loaded", m, l, z)
 }
@@ -280,14 +280,14 @@ func TestSelectWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p1, _ := sel.Model.Predict(ctx, z, sel.Best.M)
-	p2, _ := fit.Predict(ctx, z, sel.Best.M)
+	p1, _ := sel.Model.predictAt(ctx, z, sel.Best.M)
+	p2, _ := fit.predictAt(ctx, z, sel.Best.M)
 	for i := range p1 {
 		if relErr(p1[i], p2[i]) > 1e-10 {
 			t.Errorf("row %d: Select's model %v, Fit with the weights %v", i, p1[i], p2[i])
 		}
 	}
-	if !sameBits(sel.Model.Weights(), pickPositive(w)) {
+	if !sameBits(sel.Model.weights(), pickPositive(w)) {
 		t.Errorf("the selected model's weights differ from the positive ones given")
 	}
 }
@@ -328,7 +328,7 @@ func TestWeightedApproxDoF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for m := 1; m <= min(exact.ValidComponents(), approx.ValidComponents()); m++ {
+		for m := 1; m <= min(exact.validComponents(), approx.validComponents()); m++ {
 			e, a := exact.Stats()[m], approx.Stats()[m]
 			d := math.Abs(a.DoF - e.DoF)
 			if !(d <= 0.04*e.DoF) {

@@ -16,18 +16,20 @@ import (
 )
 
 // Band1D writes the paper's Figure 3 for one model: the fitted curve
-// bands[i].Yhat over grid[i], the confidence band [Lower, Upper] shaded,
+// band.Yhat[i] over grid[i], the confidence band [Lower, Upper] shaded,
 // the training points and, if truth is not nil, the true function
 // (dashed), with the legend in a strip above the plot. The grid need not be sorted. Grid points whose band is not
 // finite (unreliable) leave a gap in the shading; a NaN prediction leaves
 // a gap in the curve. The band's level is read off the bands themselves
 // (z = (Upper − Yhat)/SE) for the legend. The image is 6 × 4.2 in.
-func Band1D(path string, xTrain, yTrain []float64, grid []float64, bands []kpls.Band, truth func(float64) float64, title string) error {
+func Band1D(path string, xTrain, yTrain []float64, grid []float64, band *kpls.Prediction, truth func(float64) float64, title string) error {
 	switch {
 	case len(xTrain) != len(yTrain):
 		return fmt.Errorf("%w: %d training inputs, %d responses", ErrInput, len(xTrain), len(yTrain))
-	case len(grid) != len(bands):
-		return fmt.Errorf("%w: %d grid points, %d bands", ErrInput, len(grid), len(bands))
+	case band == nil || len(band.SE) != len(band.Yhat):
+		return fmt.Errorf("%w: a prediction without its band", ErrInput)
+	case len(grid) != len(band.Yhat):
+		return fmt.Errorf("%w: %d grid points, %d bands", ErrInput, len(grid), len(band.Yhat))
 	case len(grid) < 2:
 		return fmt.Errorf("%w: need at least 2 grid points, have %d", ErrInput, len(grid))
 	}
@@ -54,7 +56,7 @@ func Band1D(path string, xTrain, yTrain []float64, grid []float64, bands []kpls.
 	lower := make([]float64, len(grid))
 	upper := make([]float64, len(grid))
 	for k, i := range order {
-		gx[k], yhat[k], lower[k], upper[k] = grid[i], bands[i].Yhat, bands[i].Lower, bands[i].Upper
+		gx[k], yhat[k], lower[k], upper[k] = grid[i], band.Yhat[i], band.Lower[i], band.Upper[i]
 	}
 
 	p := newPlot(title, "x", "y")
@@ -97,7 +99,7 @@ func Band1D(path string, xTrain, yTrain []float64, grid []float64, bands []kpls.
 	fitStyle := draw.LineStyle{Color: seriesColors[0], Width: vg.Points(2)}
 	entries = append(entries, legendEntry{label: "KPLS fit", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: fitStyle}}})
 	if shaded {
-		entries = append(entries, legendEntry{label: bandLabel(bands), thumbs: []plot.Thumbnailer{colorBox{bandColor}}})
+		entries = append(entries, legendEntry{label: bandLabel(band), thumbs: []plot.Thumbnailer{colorBox{bandColor}}})
 	}
 
 	if truth != nil {
@@ -136,10 +138,10 @@ func Band1D(path string, xTrain, yTrain []float64, grid []float64, bands []kpls.
 }
 
 // bandLabel names the band's level, recovered from z = (Upper − Yhat)/SE.
-func bandLabel(bands []kpls.Band) string {
-	for _, b := range bands {
-		if b.SE > 0 && finite(b.SE) && finite(b.Upper) && finite(b.Yhat) {
-			z := (b.Upper - b.Yhat) / b.SE
+func bandLabel(band *kpls.Prediction) string {
+	for i, se := range band.SE {
+		if se > 0 && finite(se) && finite(band.Upper[i]) && finite(band.Yhat[i]) {
+			z := (band.Upper[i] - band.Yhat[i]) / se
 			level := 2*distuv.UnitNormal.CDF(z) - 1
 			if level > 0 && level < 1 {
 				return fmt.Sprintf("%.3g %% confidence band", 100*level)

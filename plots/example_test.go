@@ -63,10 +63,13 @@ func ExampleBand1D() {
 	for i := range grid {
 		grid[i] = -6 + 13*float64(i)/200
 	}
-	comp := min(9, m.ValidComponents())
-	bands, err := m.PredictBands(ctx, mat.NewDense(len(grid), 1, grid), comp, kpls.BandOptions{Level: 0.98})
+	m9, err := m.At(min(9, len(m.Stats())-1))
 	if err != nil {
-		log.Fatal(err) // errors.Is(err, kpls.ErrUnreliable): draw m.Predict alone
+		log.Fatal(err)
+	}
+	bands, err := m9.Predict(ctx, mat.NewDense(len(grid), 1, grid), kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: 0.98})
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, kpls.ErrUnreliable): draw the predictions alone
 	}
 	truth := func(v float64) float64 { return (v - 1) * (v + 2) * (v - 1.5) * math.Exp(-v*v/10) }
 	if err := plots.Band1D(filepath.Join(os.TempDir(), "band.png"), x, y, grid, bands, truth, "width 1"); err != nil {

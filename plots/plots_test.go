@@ -212,7 +212,11 @@ func TestMarksAreTheSelections(t *testing.T) {
 func TestBand1D(t *testing.T) {
 	m, x, y := sincFit(t, 0.5, kpls.DoFExact)
 	grid := linspace(-4, 4, 101)
-	bands, err := m.PredictBands(context.Background(), mat.NewDense(len(grid), 1, grid), 5, kpls.BandOptions{Level: 0.98})
+	m5, err := m.At(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands, err := m5.Predict(context.Background(), mat.NewDense(len(grid), 1, grid), kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: 0.98})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +232,13 @@ func TestBand1D(t *testing.T) {
 	checkPNG(t, p, px(6), 0)
 	// Unsorted grid, a NaN band in the middle and no truth.
 	rev := make([]float64, len(grid))
-	rb := make([]kpls.Band, len(grid))
+	rb := newBand(len(grid))
 	for i := range grid {
-		rev[i], rb[i] = grid[len(grid)-1-i], bands[len(grid)-1-i]
+		j := len(grid) - 1 - i
+		rev[i] = grid[j]
+		rb.Yhat[i], rb.SE[i], rb.Lower[i], rb.Upper[i] = bands.Yhat[j], bands.SE[j], bands.Lower[j], bands.Upper[j]
 	}
-	rb[50].Lower, rb[50].Upper, rb[50].SE = math.NaN(), math.NaN(), math.NaN()
+	rb.Lower[50], rb.Upper[50], rb.SE[50] = math.NaN(), math.NaN(), math.NaN()
 	if err := Band1D(filepath.Join(dir, "band2.svg"), x, y, rev, rb, nil, "reversed"); err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +248,11 @@ func TestBand1D(t *testing.T) {
 func TestBand1DNoBand(t *testing.T) {
 	// Every band unreliable: the curve alone, no shading, no error.
 	grid := linspace(0, 1, 11)
-	bands := make([]kpls.Band, len(grid))
+	bands := newBand(len(grid))
 	for i, g := range grid {
-		bands[i] = kpls.Band{Yhat: g * g, SE: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+		bands.Yhat[i], bands.SE[i], bands.Lower[i], bands.Upper[i] = g*g, math.NaN(), math.NaN(), math.NaN()
 	}
-	bands[3].Yhat = math.NaN()
+	bands.Yhat[3] = math.NaN()
 	p := filepath.Join(t.TempDir(), "noband.png")
 	if err := Band1D(p, []float64{0.5}, []float64{0.3}, grid, bands, math.Sqrt, "no band"); err != nil {
 		t.Fatal(err)
@@ -275,7 +281,8 @@ func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.png")
 	good := []kpls.Stats{{M: 0, DoF: 1}, {M: 1, DoF: 2}}
-	band := []kpls.Band{{Yhat: 0}, {Yhat: 1}}
+	band := newBand(2)
+	band.Yhat[1] = 1
 	rows := []kpls.SelectionRow{{Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 0, GMDL: 3}}, {Kernel: kpls.RBF{Width: 1}, Stats: kpls.Stats{M: 1, GMDL: 2}}}
 	table := func(c kpls.Criterion, rows ...kpls.SelectionRow) *kpls.Selection {
 		return &kpls.Selection{Criterion: c, Table: rows}
@@ -349,4 +356,9 @@ func linspace(a, b float64, n int) []float64 {
 		g[i] = a + (b-a)*float64(i)/float64(n-1)
 	}
 	return g
+}
+
+// newBand is a prediction of n points with room for its band.
+func newBand(n int) *kpls.Prediction {
+	return &kpls.Prediction{Yhat: make([]float64, n), SE: make([]float64, n), Lower: make([]float64, n), Upper: make([]float64, n)}
 }

@@ -208,13 +208,13 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	// Bands at the chosen m; where they are not numerically reliable
 	// (the library refuses rather than return them), at the largest
 	// smaller m whose bands are, and the output says so.
-	warns := kpls.Messages(sel.Warnings)
+	warns := messages(sel.Warnings)
 	bandsM := best.M
-	bands, err := m.PredictBands(ctx, mat.NewDense(cfg.test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+	bands, err := bandsAt(ctx, m, mat.NewDense(cfg.test, d, xte), bandsM)
 	first := err
 	for errors.Is(err, kpls.ErrUnreliable) && bandsM > 0 {
 		bandsM--
-		bands, err = m.PredictBands(ctx, mat.NewDense(cfg.test, d, xte), bandsM, kpls.BandOptions{Level: demoLevel})
+		bands, err = bandsAt(ctx, m, mat.NewDense(cfg.test, d, xte), bandsM)
 	}
 	prog.Done()
 	if err != nil {
@@ -264,27 +264,37 @@ func pick(x, y []float64, d int, idx []int) ([]float64, []float64) {
 	return xs, ys
 }
 
+// bandsAt is the demo's confidence bands for the rows of x with comp
+// components.
+func bandsAt(ctx context.Context, m *kpls.Model, x mat.Matrix, comp int) (*kpls.Prediction, error) {
+	mc, err := m.At(comp)
+	if err != nil {
+		return nil, err
+	}
+	return mc.Predict(ctx, x, kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: demoLevel})
+}
+
 // coverage compares bands with held-out targets.
-func coverage(bands []kpls.Band, y []float64, sigma float64, rows []int) testJSON {
+func coverage(bands *kpls.Prediction, y []float64, sigma float64, rows []int) testJSON {
 	z := distuv.UnitNormal.Quantile(1 - (1-demoLevel)/2)
 	t := testJSON{Level: demoLevel}
 	var sse float64
 	inConf, inPred := 0, 0
-	for i, b := range bands {
-		r := y[i] - b.Yhat
+	for i, yhat := range bands.Yhat {
+		r := y[i] - yhat
 		sse += r * r
-		if y[i] >= b.Lower && y[i] <= b.Upper {
+		if y[i] >= bands.Lower[i] && y[i] <= bands.Upper[i] {
 			inConf++
 		}
-		if math.Abs(r) <= z*math.Hypot(b.SE, sigma) {
+		if math.Abs(r) <= z*math.Hypot(bands.SE[i], sigma) {
 			inPred++
 		}
 		if i < demoShow {
-			t.Predictions = append(t.Predictions, pointJSON{Row: rows[i] + 1, Y: cli.Num(y[i]), Yhat: cli.Num(b.Yhat),
-				SE: cli.Num(b.SE), Lower: cli.Num(b.Lower), Upper: cli.Num(b.Upper)})
+			t.Predictions = append(t.Predictions, pointJSON{Row: rows[i] + 1, Y: cli.Num(y[i]), Yhat: cli.Num(yhat),
+				SE: cli.Num(bands.SE[i]), Lower: cli.Num(bands.Lower[i]), Upper: cli.Num(bands.Upper[i])})
 		}
 	}
-	n := float64(len(bands))
+	n := float64(len(bands.Yhat))
 	t.RMSE = math.Sqrt(sse / n)
 	t.Coverage = float64(inConf) / n
 	t.PredictionCoverage = float64(inPred) / n
@@ -347,7 +357,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 	r := &sincRun{sel: sel, seed: seed}
 	s := &r.doc
 	*s = sincJSON{N: demoSincN, Seed: seed, Widths: demoSincWidths, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Selected: map[string]int{}, Warnings: cli.NonNil(kpls.Messages(sel.Warnings))}
+		Selected: map[string]int{}, Warnings: cli.NonNil(messages(sel.Warnings))}
 	ex, lz, ap := fits[kpls.DoFExact].Stats(), fits[kpls.DoFLanczos].Stats(), fits[kpls.DoFApprox].Stats()
 	for i := 0; i < min(len(ex), len(lz), len(ap)); i++ {
 		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: cli.Num(ex[i].DoF), Lanczos: cli.Num(lz[i].DoF), Approx: cli.Num(ap[i].DoF), ApproxSE: cli.Num(ap[i].DoFSE)})
@@ -361,12 +371,12 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 		}
 	}
 	grid := []float64{-3, -2, -1, -0.5, 0.5, 1, 2, 3}
-	bands, err := sel.Model.PredictBands(ctx, mat.NewDense(len(grid), 1, grid), sel.Best.M, kpls.BandOptions{Level: demoLevel})
+	bands, err := bandsAt(ctx, sel.Model, mat.NewDense(len(grid), 1, grid), sel.Best.M)
 	if err != nil {
 		return nil, fmt.Errorf("demo sinc bands: %w", err)
 	}
-	for i, b := range bands {
-		s.Band = append(s.Band, sincBandJSON{X: grid[i], Sinc: math.Sin(grid[i]) / grid[i], Yhat: cli.Num(b.Yhat), Lower: cli.Num(b.Lower), Upper: cli.Num(b.Upper)})
+	for i, yhat := range bands.Yhat {
+		s.Band = append(s.Band, sincBandJSON{X: grid[i], Sinc: math.Sin(grid[i]) / grid[i], Yhat: cli.Num(yhat), Lower: cli.Num(bands.Lower[i]), Upper: cli.Num(bands.Upper[i])})
 	}
 	return r, nil
 }

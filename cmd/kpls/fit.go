@@ -45,7 +45,7 @@ type weightsJSON struct {
 
 // weightsOf describes m's weights (--weights col), nil without.
 func weightsOf(m *kpls.Model, col string, rows int) *weightsJSON {
-	w := m.Weights()
+	w := m.Options().Weights
 	if w == nil {
 		return nil
 	}
@@ -200,23 +200,23 @@ func (cfg *fitConfig) render(e *cli.Env, r *fitResult) error {
 
 func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
 	m := r.ms[i]
-	o, sel := m.Options(), selectedOf(m)
-	warnLines(e.Stderr, targetPrefixed(r.targets, i, kpls.Messages(m.Warnings())))
+	o, sel, s := m.Options(), selectedOf(m), m.Summary()
+	warnLines(e.Stderr, targetPrefixed(r.targets, i, messages(m.Warnings())))
 	return fitJSON{
-		Data: cfg.mf.Data, N: m.N(), D: m.D(), Target: r.targets[i], Features: r.features,
-		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: m.LanczosSteps(),
-		ComponentsRequested: o.Components, ValidComponents: m.ValidComponents(), Backend: backendName(o),
-		Storage: storageOf(m), Warnings: cli.NonNil(kpls.Messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+		Data: cfg.mf.Data, N: s.N, D: s.D, Target: r.targets[i], Features: r.features,
+		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: s.LanczosSteps,
+		ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(o),
+		Storage: storageOf(m), Warnings: cli.NonNil(messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 		Training: trainingOf(m, sel.M), Weights: weightsOf(m, cfg.mf.Weights, r.rows), Model: cfg.modelOut,
 	}
 }
 
 func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
 	m := r.ms[i]
-	o, sel := m.Options(), selectedOf(m)
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, m.N(), m.D(), r.targets[i])
+	o, sel, s := m.Options(), selectedOf(m), m.Summary()
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, s.N, s.D, r.targets[i])
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
-	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, m.LanczosSteps()), m.ValidComponents(), o.Components, backendName(o))
+	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, s.LanczosSteps), s.Members[0].MaxComponents, o.Components, backendName(o))
 	fmt.Fprintf(w, "storage    %s\n", describeStorage(storageOf(m)))
 	if wj := weightsOf(m, cfg.mf.Weights, r.rows); wj != nil {
 		fmt.Fprintf(w, "weights    column %q: the fit counts N = %s rows (%d of weight 0 left out)\n", wj.Column, cli.Cell(wj.Total), wj.Zero)
@@ -230,5 +230,5 @@ func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
 	if cfg.modelOut != "" {
 		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, sel.M)
 	}
-	printWarnings(w, kpls.Messages(m.Warnings()))
+	printWarnings(w, messages(m.Warnings()))
 }

@@ -124,7 +124,7 @@ func inspectDoc(path string, info *kpls.FileInfo) inspectJSON {
 		m := inspectModelJSON{Name: mi.Name, Target: o.TargetName, Features: cli.NonNil(o.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: mi.LanczosSteps, ComponentsRequested: o.Components,
 			ValidComponents: mi.ValidComponents, KrylovSteps: mi.KrylovSteps, Chosen: mi.Chosen, Storage: mi.Storage,
-			Warnings: cli.NonNil(kpls.Messages(mi.Warnings)), WeightTotal: mi.WeightTotal}
+			Warnings: cli.NonNil(messages(mi.Warnings)), WeightTotal: mi.WeightTotal}
 		if mi.Stop.Reason != kpls.StopNone {
 			s := mi.Stop
 			m.Stop = &s
@@ -195,7 +195,7 @@ func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 			arrs = append(arrs, s)
 		}
 		fmt.Fprintf(w, "  arrays     %s (float64 values)\n", strings.Join(arrs, ", "))
-		inspectWarnings(w, kpls.Messages(mi.Warnings))
+		inspectWarnings(w, messages(mi.Warnings))
 	}
 }
 

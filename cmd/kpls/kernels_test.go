@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -59,7 +58,7 @@ func TestKernelsThroughTheCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := kpls.Load(f)
+		m, err := readModel(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +83,7 @@ func TestKernelsThroughTheCommand(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.Predictions) != 2 {
 			t.Fatalf("%v: %v\n%s", c.args, err, out)
 		}
-		lib, err := m.Predict(context.Background(), mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), m.Chosen().M)
+		lib, err := predictAt(m, mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), m.Chosen().M)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -259,7 +259,7 @@ func TestFitPredictRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := kpls.Load(f)
+	m, err := readModel(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestFitPredictRoundTrip(t *testing.T) {
 		if doc.Components != want || doc.Level != 0.98 || len(doc.Predictions) != 2 {
 			t.Fatalf("components %d (want %d), level %g, %d predictions", doc.Components, want, doc.Level, len(doc.Predictions))
 		}
-		lib, err := m.Predict(context.Background(), mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), want)
+		lib, err := predictAt(m, mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), want)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kpls-go/kpls/kpls"
 )
@@ -13,7 +12,7 @@ import (
 // saveModel writes the model to path through a temporary file, so that a
 // failed write never leaves half a model behind.
 func saveModel(m *kpls.Model, path string) error {
-	return writeAtomically(path, m.Save)
+	return writeAtomically(path, func(w io.Writer) error { return kpls.Save(w, m) })
 }
 
 // writeAtomically writes a file through a temporary file in its directory
@@ -49,55 +48,17 @@ func writeAtomically(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// loadModels reads a model file of any format version: its models and
-// their names (one per target; "" where the file names none), naming the
-// file in errors.
-func loadModels(path string) ([]string, []*kpls.Model, error) {
+// loadPredictors reads a model file of any format version: its
+// predictors, one per target, naming the file in errors.
+func loadPredictors(path string) ([]kpls.Predictor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--model: %w", err)
+		return nil, fmt.Errorf("--model: %w", err)
 	}
 	defer f.Close()
-	names, ms, err := kpls.LoadModels(f)
+	ps, err := kpls.Load(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--model %s: %w", path, err)
+		return nil, fmt.Errorf("--model %s: %w", path, err)
 	}
-	return names, ms, nil
-}
-
-// loadMeans reads a model file of any format version as means (a plain
-// model is a mean of itself alone) and their names, naming the file in
-// errors.
-func loadMeans(path string) ([]string, []*kpls.Mean, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--model: %w", err)
-	}
-	defer f.Close()
-	names, ms, err := kpls.LoadMeans(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--model %s: %w", path, err)
-	}
-	return names, ms, nil
-}
-
-// loadModel reads a model file holding one model, naming it in errors.
-func loadModel(path string) (*kpls.Model, error) {
-	names, ms, err := loadModels(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) > 1 {
-		return nil, fmt.Errorf("--model %s: the file holds %d models, one per target (%s); this command reads a file of one model",
-			path, len(ms), strings.Join(quoted(names), ", "))
-	}
-	return ms[0], nil
-}
-
-func quoted(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = fmt.Sprintf("%q", n)
-	}
-	return out
+	return ps, nil
 }

@@ -114,7 +114,7 @@ func TestPredictOldModelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := m.Predict(context.Background(), mat.NewDense(2, 3, []float64{1, -1, 0.5, 0.25, 3, 2}), m.Chosen().M)
+	want, err := predictAt(m, mat.NewDense(2, 3, []float64{1, -1, 0.5, 0.25, 3, 2}), m.Chosen().M)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,24 +129,34 @@ func TestPredictOldModelFile(t *testing.T) {
 }
 
 // TestInspectSeveralModels: inspect lists the models of a file of two
-// (one per target) and their shared inputs; loadModel refuses it by
-// name (the commands that read one model).
+// (one per target) and their shared inputs.
 func TestInspectSeveralModels(t *testing.T) {
-	m, err := loadModel(oldModelPath(t, "rbf"))
-	if err != nil {
-		t.Fatal(err)
+	x := mat.NewDense(60, 3, nil)
+	y1, y2 := make([]float64, 60), make([]float64, 60)
+	for i := range 60 {
+		a, b, c := float64(i%7), float64(i%5), float64(i%3)
+		x.SetRow(i, []float64{a, b, c})
+		y1[i], y2[i] = a+0.5*b, math.Sin(a)+c
+	}
+	var ps []kpls.Predictor
+	for _, tg := range []struct {
+		name string
+		y    []float64
+	}{{"y1", y1}, {"y2", y2}} {
+		m, err := kpls.Fit(context.Background(), x, tg.y, kpls.Options{Components: 3, TargetName: tg.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, m)
 	}
 	var buf bytes.Buffer
-	if err := kpls.SaveModels(&buf, []string{"y1", "y2"}, []*kpls.Model{m, m}); err != nil {
+	if err := kpls.Save(&buf, ps...); err != nil {
 		t.Fatal(err)
 	}
 	path := writeFile(t, "two.kpls", buf.String())
-	names, ms, err := loadModels(path)
-	if err != nil || len(ms) != 2 || names[1] != "y2" {
-		t.Fatalf("loadModels: %q, %d models, %v", names, len(ms), err)
-	}
-	if _, err := loadModel(path); err == nil || !strings.Contains(err.Error(), `holds 2 models, one per target ("y1", "y2")`) {
-		t.Errorf("loadModel: %v", err)
+	loaded, err := loadPredictors(path)
+	if err != nil || len(loaded) != 2 || loaded[1].Summary().TargetName != "y2" {
+		t.Fatalf("loadPredictors: %d predictors, %v", len(loaded), err)
 	}
 	code, out, _ := kplsRun(t, "inspect", path)
 	if code != 0 || !strings.Contains(out, "models     2") || !strings.Contains(out, `model 2    "y2"`) || !strings.Contains(out, "x 180 (shared)") {

@@ -158,13 +158,14 @@ func storageOf(m *kpls.Model) storageJSON {
 	if limit == 0 {
 		limit = kpls.DefaultMemoryLimit()
 	}
-	s := m.Storage()
-	b := kpls.KernelBytes(s, m.N())
+	sm := m.Summary()
+	s := sm.Storage
+	b := kpls.KernelBytes(s, sm.N)
 	switch s {
 	case kpls.StorageFeatures:
-		b = 8 * int64(m.N()) * int64(m.D())
+		b = 8 * int64(sm.N) * int64(sm.D)
 	case kpls.StorageHybrid:
-		b = min(limit, kpls.KernelBytes(kpls.StorageDense, m.N()))
+		b = min(limit, kpls.KernelBytes(kpls.StorageDense, sm.N))
 	}
 	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
 }
@@ -186,4 +187,13 @@ func backendName(o kpls.Options) string {
 		return "default"
 	}
 	return blas.Name(o.Backend)
+}
+
+// messages are the warnings' messages.
+func messages(ws []kpls.Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Message
+	}
+	return out
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/internal/cli/fitflags"
-	"github.com/kpls-go/kpls/internal/cli/progress"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
 )
@@ -61,23 +60,17 @@ type memberJSON struct {
 	M      int      `json:"m"`
 }
 
-// membersOf describes the models of a mean.
-func membersOf(a *kpls.Mean) []memberJSON {
+// membersOf describes the models a predictor averages.
+func membersOf(s kpls.Summary) []memberJSON {
 	var out []memberJSON
-	for _, m := range a.Members() {
-		out = append(out, memberOf(m))
+	for _, m := range s.Members {
+		mj := memberJSON{Kernel: m.Kernel.Name(), M: m.M}
+		if w, ok := kpls.WidthOf(m.Kernel); ok {
+			mj.Width = &w
+		}
+		out = append(out, mj)
 	}
 	return out
-}
-
-// memberOf describes a model of a mean: its kernel and the m it predicts with.
-func memberOf(m *kpls.Model) memberJSON {
-	k := m.Options().Kernel
-	mj := memberJSON{Kernel: k.Name(), M: m.Chosen().M}
-	if w, ok := kpls.WidthOf(k); ok {
-		mj.Width = &w
-	}
-	return mj
 }
 
 // limits says whether the predictions carry se, lower and upper: of bands
@@ -115,10 +108,6 @@ type targetJSON struct {
 	Coverage *cli.Num `json:"coverage,omitempty"` // share of targets inside the band; with bands only
 }
 
-// defaultComponents is the m a model predicts with unless told otherwise:
-// the choice kpls select or fit recorded in it.
-func defaultComponents(m *kpls.Model) int { return m.Chosen().M }
-
 // predictConfig is a checked `kpls predict` command line.
 type predictConfig struct {
 	c           fitflags.Common
@@ -141,40 +130,23 @@ type predictResult struct {
 	parts []predictPart
 }
 
-// predictPart is one model's predictions: its target's name, its target
-// column y when the file has it, and its document. A mean of several
-// models (kpls select --average-within) predicts through mean, and m is
-// its first model, which describes it and judges extrapolation.
+// predictPart is one predictor's predictions (one per target): its
+// target's name, its target column y when the file has it, and its
+// document.
 type predictPart struct {
-	m    *kpls.Model
-	mean *kpls.Mean
+	p    kpls.Predictor
 	name string
 	y    []float64
 	doc  predictJSON
 }
 
-// sigma is σ̂ of the part's model at m0, or of its mean.
-// noise is the noise level of the part's bands and intervals with m0
-// components.
-func (p *predictPart) noise(m0 int) *noiseJSON {
-	s, cv := 0.0, false
-	if p.mean != nil {
-		s, cv = p.mean.NoiseLevel()
-	} else {
-		s, cv = p.m.NoiseLevel(m0)
-	}
+// noise is the noise level of the bands and intervals of pred.
+func noise(pred *kpls.Prediction, s kpls.Summary) *noiseJSON {
 	from := "sigma"
-	if cv {
+	if pred.NoiseFromRMSECV {
 		from = "rmsecv"
 	}
-	return &noiseJSON{S: cli.Num(s), From: from, Sigma: cli.Num(p.sigma(m0))}
-}
-
-func (p *predictPart) sigma(m0 int) float64 {
-	if p.mean != nil {
-		return p.mean.Stats().Sigma
-	}
-	return p.m.Stats()[m0].Sigma
+	return &noiseJSON{S: cli.Num(pred.Noise), From: from, Sigma: cli.Num(s.Stats.Sigma)}
 }
 
 func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
@@ -228,62 +200,69 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 }
 
 // run loads the model file, reads the points and predicts them with each
-// of its models (one, or one per target).
+// of its predictors (one, or one per target).
 func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, error) {
-	names, means, err := loadMeans(cfg.modelPath)
+	ps, err := loadPredictors(cfg.modelPath)
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]string, len(means))
-	ms := make([]*kpls.Model, len(means))
-	for i, a := range means {
-		members := a.Members()
-		m := members[0]
-		switch m0 := cfg.comp; {
-		case m0 >= 0 && len(members) > 1:
-			return nil, cli.Usagef("--components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): there is no one m to change", modelOf(names, i), len(members))
-		case m0 > m.ValidComponents():
-			return nil, cli.Usagef("--components: %d, the model%s has 0..%d valid components", m0, modelOf(names, i), m.ValidComponents())
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Summary().TargetName
+		if ps[i], err = cfg.atComponents(p, names, i); err != nil {
+			return nil, err
 		}
-		ms[i] = m
-		if len(members) == 1 {
-			means[i] = nil
-		}
-		targets[i] = m.Options().TargetName
 	}
-	// The models of one file share their inputs (kpls.SaveModels), so
-	// the first one's feature names serve all.
-	o := ms[0].Options()
-	features := o.FeatureNames
-	if len(features) != ms[0].D() {
+	// The predictors of one file share their inputs (kpls.Save), so the
+	// first one's feature names serve all.
+	s := ps[0].Summary()
+	features := s.FeatureNames
+	if len(features) != s.D {
 		features = nil
 	}
-	t, present, err := cfg.df.ReadPrediction(cfg.data, features, targets...)
+	t, present, err := cfg.df.ReadPrediction(cfg.data, features, names...)
 	if err != nil {
 		return nil, err
 	}
 	cfg.df.Note(e, t)
-	x, err := modelColumns(t, features, ms[0].D())
+	x, err := modelColumns(t, features, s.D)
 	if err != nil {
 		return nil, err
 	}
-	xm := mat.NewDense(t.Rows, ms[0].D(), x)
+	xm := mat.NewDense(t.Rows, s.D, x)
 	r := &predictResult{t: t}
-	for i, m := range ms {
-		p, err := cfg.predictOne(ctx, e, predictPart{m: m, mean: means[i]}, xm, t)
+	for i, p := range ps {
+		part, pred, err := cfg.predictOne(ctx, e, p, xm, t)
 		if err != nil {
 			return nil, err
 		}
-		p.name = targets[i]
+		part.name = names[i]
 		if present[i] {
-			if p.y, err = t.Select([]string{targets[i]}); err != nil {
+			if part.y, err = t.Select([]string{names[i]}); err != nil {
 				return nil, err
 			}
-			p.doc.Target = compare(targets[i], p.bands, p.y, cfg.withBands)
+			part.doc.Target = compare(names[i], pred, part.y, cfg.withBands)
 		}
-		r.parts = append(r.parts, p.predictPart)
+		r.parts = append(r.parts, part)
 	}
 	return r, nil
+}
+
+// atComponents is p with --components, when given: a mean of several
+// models has no one m to change.
+func (cfg *predictConfig) atComponents(p kpls.Predictor, names []string, i int) (kpls.Predictor, error) {
+	if cfg.comp < 0 {
+		return p, nil
+	}
+	s := p.Summary()
+	m, ok := p.(*kpls.Model)
+	switch {
+	case !ok:
+		return nil, cli.Usagef("--components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): there is no one m to change", modelOf(names, i), len(s.Members))
+	case cfg.comp > s.Members[0].MaxComponents:
+		return nil, cli.Usagef("--components: %d, the model%s has 0..%d valid components", cfg.comp, modelOf(names, i), s.Members[0].MaxComponents)
+	}
+	return m.At(cfg.comp)
 }
 
 // modelOf names model i of a file of several in a message.
@@ -294,90 +273,70 @@ func modelOf(names []string, i int) string {
 	return fmt.Sprintf(" of target %q", names[i])
 }
 
-// onePrediction is a part with its bands, for the comparison with the
-// target.
-type onePrediction struct {
-	predictPart
-	bands []kpls.Band
-}
-
-// predictOne predicts the rows of x with p's model at its recorded choice
-// or --components (or with its mean), and flags extrapolation.
-func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, t *dataset.Table) (onePrediction, error) {
-	m0 := cfg.comp
-	if m0 < 0 {
-		m0 = defaultComponents(p.m)
-	}
-	bs, ex, err := cfg.predict(ctx, e, p, x, m0)
-	if err != nil {
-		return onePrediction{}, fitflags.DataErr(t.File, err)
-	}
-	p.doc = cfg.document(p, m0, t, bs, ex)
-	return onePrediction{predictPart: p, bands: bs}, nil
-}
-
-// predict returns the predictions of x with m0 components (or p's mean),
-// with bands when asked for (the others zero), and which points the model
-// extrapolates to (kpls.Extrapolation: the distance rule of the first
-// model, and the leverage), from the kernel vectors of the predictions.
-func (cfg *predictConfig) predict(ctx context.Context, e *cli.Env, p predictPart, x *mat.Dense, m0 int) ([]kpls.Band, *kpls.Extrapolation, error) {
-	m := p.m
-	outside := func() ([]float64, *kpls.Extrapolation, error) {
-		if p.mean != nil {
-			return p.mean.PredictOutside(ctx, x)
-		}
-		return m.PredictOutside(ctx, x, m0)
-	}
-	if !cfg.withBands {
-		yhat, ex, err := outside()
-		if err != nil {
-			return nil, nil, err
-		}
-		bs := make([]kpls.Band, len(yhat))
-		for i, v := range yhat {
-			bs[i].Yhat = v
-		}
-		return bs, ex, nil
-	}
-	prog := cfg.c.NewProgress(e)
-	defer prog.Done()
-	bo := kpls.BandOptions{Level: cfg.level, NoIntercept: cfg.noIntercept}
-	var band func(context.Context, mat.Matrix) ([]kpls.Band, error)
+// predictOne predicts the rows of x with p, with bands or intervals when
+// asked for, and flags extrapolation, all in one call.
+func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p kpls.Predictor, x *mat.Dense, t *dataset.Table) (predictPart, *kpls.Prediction, error) {
+	opt := kpls.PredictOptions{Diagnostics: true, Level: cfg.level, NoIntercept: cfg.noIntercept}
 	switch {
-	case p.mean != nil && cfg.intervals:
-		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
-			return p.mean.PredictIntervals(ctx, x, bo)
-		}
-	case p.mean != nil:
-		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return p.mean.PredictBands(ctx, x, bo) }
 	case cfg.intervals:
-		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) {
-			return m.PredictIntervals(ctx, x, m0, bo)
-		}
-	default:
-		band = func(ctx context.Context, x mat.Matrix) ([]kpls.Band, error) { return m.PredictBands(ctx, x, m0, bo) }
+		opt.Uncertainty = kpls.PredictionInterval
+	case cfg.withBands:
+		opt.Uncertainty = kpls.ConfidenceBand
 	}
-	bs, err := predictBands(ctx, band, x, prog)
+	if cfg.withBands {
+		prog := cfg.c.NewProgress(e)
+		defer prog.Done()
+		opt.Progress = prog.Callback()
+	}
+	pred, err := p.Predict(ctx, x, opt)
 	if err != nil {
-		return nil, nil, err
+		return predictPart{}, nil, fitflags.DataErr(t.File, err)
 	}
-	// The bands' predictions are the same; the verdict needs the kernel
-	// vectors once more.
-	_, ex, err := outside()
-	return bs, ex, err
+	part := predictPart{p: p}
+	part.doc = cfg.document(p.Summary(), t, pred)
+	return part, pred, nil
 }
 
 // document gathers the predictions and the warnings about them.
-func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs []kpls.Band, e *kpls.Extrapolation) predictJSON {
+func (cfg *predictConfig) document(s kpls.Summary, t *dataset.Table, pred *kpls.Prediction) predictJSON {
+	e := pred.Extrapolation
 	ex := extrapJSON{Measure: e.Measure, Threshold: e.Threshold, LeverageLimit: kpls.LeverageLimit, HighLeverage: e.HighLeverage, Outside: e.Count}
-	outside, lev := e.Outside, e.Leverage
-	warns := cli.NonNil(kpls.Messages(p.m.Warnings()))
-	if cfg.withBands && math.IsNaN(float64(p.noise(m0).S)) {
-		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", m0))
+	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: s.Members[0].M,
+		Bands: cfg.withBands && !cfg.intervals, Intervals: cfg.intervals, Extrapolation: ex, Warnings: cfg.warnings(s, t, pred, ex),
+		Predictions: make([]predictionJSON, len(pred.Yhat))}
+	if len(s.Members) > 1 {
+		doc.Mean = membersOf(s)
+	}
+	if cfg.withBands {
+		iv := !cfg.noIntercept
+		doc.Noise, doc.Level, doc.InterceptVariance = noise(pred, s), &pred.Level, &iv
+	}
+	for i, yhat := range pred.Yhat {
+		p := predictionJSON{Yhat: cli.Num(yhat), Outside: e.Outside[i], Leverage: cli.Num(e.Leverage[i])}
+		if t.IDs != nil {
+			p.ID = t.IDs[i]
+		}
+		if cfg.withBands {
+			se, lo, up := cli.Num(pred.SE[i]), cli.Num(pred.Lower[i]), cli.Num(pred.Upper[i])
+			p.SE, p.Lower, p.Upper = &se, &lo, &up
+		}
+		doc.Predictions[i] = p
+	}
+	return doc
+}
+
+// warnings are the model's warnings and those about the predictions.
+func (cfg *predictConfig) warnings(s kpls.Summary, t *dataset.Table, pred *kpls.Prediction, ex extrapJSON) []string {
+	warns := []string{}
+	for _, w := range s.Warnings {
+		warns = append(warns, w.Message)
+	}
+	if cfg.withBands && math.IsNaN(pred.Noise) {
+		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", s.Members[0].M))
 	}
 	if ex.Outside > 0 {
 		first := 0
-		for !outside[first] {
+		for !pred.Extrapolation.Outside[first] {
 			first++
 		}
 		warns = append(warns, fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
@@ -386,30 +345,7 @@ func (cfg *predictConfig) document(p predictPart, m0 int, t *dataset.Table, bs [
 	if len(t.Dropped) > 0 && t.IDs == nil {
 		warns = append(warns, fmt.Sprintf("--drop-missing dropped %d rows, so row numbers do not match the file's: give --id to carry an identifier", len(t.Dropped)))
 	}
-	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: m0,
-		Bands: cfg.withBands && !cfg.intervals, Intervals: cfg.intervals, Extrapolation: ex, Warnings: warns, Predictions: make([]predictionJSON, len(bs))}
-	if p.mean != nil {
-		doc.Mean = membersOf(p.mean)
-	}
-	if cfg.withBands {
-		doc.Noise = p.noise(m0)
-	}
-	if cfg.withBands {
-		iv := !cfg.noIntercept
-		doc.Level, doc.InterceptVariance = &cfg.level, &iv
-	}
-	for i, b := range bs {
-		p := predictionJSON{Yhat: cli.Num(b.Yhat), Outside: outside[i], Leverage: cli.Num(lev[i])}
-		if t.IDs != nil {
-			p.ID = t.IDs[i]
-		}
-		if cfg.withBands {
-			se, lo, up := cli.Num(b.SE), cli.Num(b.Lower), cli.Num(b.Upper)
-			p.SE, p.Lower, p.Upper = &se, &lo, &up
-		}
-		doc.Predictions[i] = p
-	}
-	return doc
+	return warns
 }
 
 // render writes the predictions to --output or stdout, then the summary:
@@ -477,11 +413,11 @@ func (r *predictResult) names() []string {
 func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 	for i, p := range r.parts {
 		targetHeading(w, r.names(), i)
-		m, doc := p.m, p.doc
-		if p.mean != nil {
-			fmt.Fprintf(w, "model      %s: n = %d, d = %d, the mean of %d models: %s\n", cfg.modelPath, m.N(), m.D(), len(doc.Mean), describeMembers(doc.Mean))
+		s, doc := p.p.Summary(), p.doc
+		if len(s.Members) > 1 {
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, the mean of %d models: %s\n", cfg.modelPath, s.N, s.D, len(doc.Mean), describeMembers(doc.Mean))
 		} else {
-			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, m.N(), m.D(), describeKernel(m.Options().Kernel), doc.Components, m.ValidComponents())
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, s.N, s.D, describeKernel(s.Members[0].Kernel), doc.Components, s.Members[0].MaxComponents)
 		}
 		var noise string
 		if n := doc.Noise; n != nil {
@@ -576,29 +512,6 @@ func rowName(t *dataset.Table, i int) string {
 	return fmt.Sprintf("row %d", i+1)
 }
 
-// predictBands runs PredictBands in blocks so that progress can be shown.
-func predictBands(ctx context.Context, predict func(context.Context, mat.Matrix) ([]kpls.Band, error), x *mat.Dense, prog *progress.Reporter) ([]kpls.Band, error) {
-	rows, d := x.Dims()
-	const block = 512
-	out := make([]kpls.Band, 0, rows)
-	report := prog.Callback()
-	for r0 := 0; r0 < rows; r0 += block {
-		r1 := min(rows, r0+block)
-		if report != nil {
-			report(kpls.Progress{Stage: kpls.StageBands, Done: r0, Total: rows})
-		}
-		b, err := predict(ctx, x.Slice(r0, r1, 0, d))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b...)
-	}
-	if report != nil {
-		report(kpls.Progress{Stage: kpls.StageBands, Done: rows, Total: rows})
-	}
-	return out, nil
-}
-
 func interceptNote(noIntercept bool) string {
 	if noIntercept {
 		return "se² = s²‖H_mᵀk_c(x)‖² (without the intercept's 1/n, as the paper)"
@@ -622,18 +535,18 @@ func modelColumns(t *dataset.Table, features []string, d int) (x []float64, err 
 // compare measures predictions against known targets: RMSE, R² against
 // the targets' own mean (null for a constant target) and, with bands, the
 // share inside them.
-func compare(name string, bands []kpls.Band, y []float64, withBands bool) *targetJSON {
+func compare(name string, pred *kpls.Prediction, y []float64, withBands bool) *targetJSON {
 	var sse, mean, sst float64
 	in := 0
-	for i, b := range bands {
-		r := y[i] - b.Yhat
+	for i, yhat := range pred.Yhat {
+		r := y[i] - yhat
 		sse += r * r
 		mean += y[i]
-		if y[i] >= b.Lower && y[i] <= b.Upper {
+		if withBands && y[i] >= pred.Lower[i] && y[i] <= pred.Upper[i] {
 			in++
 		}
 	}
-	n := float64(len(bands))
+	n := float64(len(pred.Yhat))
 	mean /= n
 	for _, v := range y {
 		sst += (v - mean) * (v - mean)

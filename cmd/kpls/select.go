@@ -84,27 +84,26 @@ type memberCVJSON struct {
 	Weight *float64 `json:"weight,omitempty"`
 }
 
-// averageOf describes sel's mean, nil without one.
+// averageOf describes sel's mean, nil where it did not average.
 func averageOf(sel *kpls.Selection, within float64) *averageJSON {
-	if sel.Mean == nil {
+	if sel.MeanBy == "" || sel.MeanBy == kpls.AverageNone {
 		return nil
 	}
-	st := sel.Mean.Stats()
-	a := &averageJSON{Within: within, By: string(sel.MeanBy), RSS: cli.Num(st.RSS), DoF: cli.Num(st.DoF), Sigma: cli.Num(st.Sigma)}
-	for i, m := range sel.Mean.Members() {
-		row := memberCVJSON{memberJSON: memberOf(m), RMSECV: cli.Num(math.NaN())}
+	s := sel.Predictor.Summary()
+	a := &averageJSON{Within: within, By: string(sel.MeanBy), RSS: cli.Num(s.Stats.RSS), DoF: cli.Num(s.Stats.DoF), Sigma: cli.Num(s.Stats.Sigma),
+		Training: trainingJSON{RMSE: cli.Num(s.TrainingRMSE), R2: cli.Num(s.TrainingR2)}}
+	for i, mj := range membersOf(s) {
+		row := memberCVJSON{memberJSON: mj, RMSECV: cli.Num(math.NaN())}
 		if i < len(sel.MeanWeights) {
 			row.Weight = &sel.MeanWeights[i]
 		}
 		for _, c := range sel.Choices {
-			if c.Kernel == m.Options().Kernel {
+			if c.Kernel == s.Members[i].Kernel {
 				row.RMSECV = cli.Num(c.RMSECV)
 			}
 		}
 		a.Members = append(a.Members, row)
 	}
-	rmse, r2 := sel.Mean.TrainingFit()
-	a.Training = trainingJSON{RMSE: cli.Num(rmse), R2: cli.Num(r2)}
 	return a
 }
 
@@ -161,9 +160,14 @@ func bestOf(s *kpls.Selection) bestJSON {
 		RSS: cli.Num(b.RSS), DoF: cli.Num(b.DoF), Sigma: cli.Num(b.Sigma)}
 }
 
+// trainingOf is the fit of m with comp components to its training rows.
 func trainingOf(m *kpls.Model, comp int) trainingJSON {
-	rmse, r2 := m.TrainingFit(comp)
-	return trainingJSON{RMSE: cli.Num(rmse), R2: cli.Num(r2)}
+	mc, err := m.At(comp)
+	if err != nil {
+		return trainingJSON{RMSE: cli.Num(math.NaN()), R2: cli.Num(math.NaN())}
+	}
+	s := mc.Summary()
+	return trainingJSON{RMSE: cli.Num(s.TrainingRMSE), R2: cli.Num(s.TrainingR2)}
 }
 
 // selectConfig is a checked `kpls select` command line.
@@ -205,7 +209,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
 	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
 	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
-	averageBy := fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all")
+	averageBy := fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -253,10 +257,13 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
 	if so.AverageBy, err = kpls.ParseAveraging(*averageBy); err != nil {
-		return nil, cli.Usagef("--average-by: %q, want stacked or all", *averageBy)
+		return nil, cli.Usagef("--average-by: %q, want stacked, all or none", *averageBy)
 	}
 	if so.Criterion != kpls.CV {
 		so.AverageWithin = 0 // the default margin is cross-validation's
+	}
+	if so.AverageWithin == 0 {
+		so.AverageBy = kpls.AverageNone // 0: the best point alone
 	}
 	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
 		return nil, err
@@ -393,11 +400,11 @@ func (cfg *selectConfig) render(e *cli.Env, r *selectResult) error {
 func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON {
 	sel := r.sels[i]
 	o := sel.Model.Options()
-	warnLines(e.Stderr, targetPrefixed(r.targets, i, kpls.Messages(sel.Warnings)))
+	warnLines(e.Stderr, targetPrefixed(r.targets, i, messages(sel.Warnings)))
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(kpls.Messages(sel.Warnings)),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(messages(sel.Warnings)),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin), Weights: weightsOf(sel.Model, cfg.mf.Weights, r.n), Model: cfg.modelOut,
 	}
@@ -420,7 +427,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		}
 	}
 	dofNote := ""
-	if o.DoF == kpls.DoFNone && sel.Mean != nil && len(sel.Mean.Members()) > 1 {
+	if o.DoF == kpls.DoFNone && len(sel.Predictor.Summary().Members) > 1 {
 		dofNote = " (the mean's members; --dof approx computes the best's)"
 	}
 	fmt.Fprintf(w, "criterion  %s; DoF %s%s%s; backend %s\n", how, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(o))
@@ -464,13 +471,13 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
 	}
 	if cfg.modelOut != "" {
-		if sel.Mean != nil && len(sel.Mean.Members()) > 1 {
+		if len(sel.Predictor.Summary().Members) > 1 {
 			fmt.Fprintf(w, "model      saved to %s (predicts with the mean)\n", cfg.modelOut)
 		} else {
 			fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, b.M)
 		}
 	}
-	printWarnings(w, kpls.Messages(sel.Warnings))
+	printWarnings(w, messages(sel.Warnings))
 }
 
 func kernelList(ks []kpls.Kernel) string {

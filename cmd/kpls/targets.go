@@ -48,14 +48,11 @@ func targetPrefixed(targets []string, i int, msgs []string) []string {
 // any model file, several as one file with an entry per target, named by
 // its TargetName.
 func saveModels(ms []*kpls.Model, path string) error {
-	if len(ms) == 1 {
-		return saveModel(ms[0], path)
-	}
-	names := make([]string, len(ms))
+	ps := make([]kpls.Predictor, len(ms))
 	for i, m := range ms {
-		names[i] = m.Options().TargetName
+		ps[i] = m
 	}
-	return writeAtomically(path, func(w io.Writer) error { return kpls.SaveModels(w, names, ms) })
+	return writeAtomically(path, func(w io.Writer) error { return kpls.Save(w, ps...) })
 }
 
 // saveKept writes the models to path, each kept to the components
@@ -72,24 +69,14 @@ func saveKept(e *cli.Env, keep *fitflags.Keep, ms []*kpls.Model, targets []strin
 	return saveModels(kept, path)
 }
 
-// saveSelected writes the selections' models to path as saveKept does,
-// or, when one selection averages several models (--average-within), the
-// means, each model kept as --keep-components says.
+// saveSelected writes the selections' predictors to path, each model
+// kept as --keep-components says (a mean's others hold their m alone).
 func saveSelected(e *cli.Env, keep *fitflags.Keep, sels []*kpls.Selection, targets []string, path string) error {
-	ms := make([]*kpls.Model, len(sels))
-	several := false
-	for i, sel := range sels {
-		ms[i] = sel.Model
-		several = several || sel.Mean != nil && len(sel.Mean.Members()) > 1
-	}
-	if !several {
-		return saveKept(e, keep, ms, targets, path)
-	}
-	means := make([]*kpls.Mean, len(sels))
+	ps := make([]kpls.Predictor, len(sels))
 	for i, sel := range sels {
 		members := []*kpls.Model{sel.Model}
-		if sel.Mean != nil {
-			members = sel.Mean.Members()
+		if a, ok := sel.Predictor.(*kpls.Mean); ok {
+			members = a.Members()
 		}
 		names := make([]string, len(members))
 		for j := range names {
@@ -102,15 +89,13 @@ func saveSelected(e *cli.Env, keep *fitflags.Keep, sels []*kpls.Selection, targe
 		if len(notes) > 0 { // the first model's: the others hold their m alone
 			fmt.Fprintf(e.Stderr, "%s: note: %s\n", e.Prog, notes[0])
 		}
-		if means[i], err = kpls.NewMean(kept...); err != nil {
-			return err
+		if ps[i] = kept[0]; len(kept) > 1 {
+			if ps[i], err = kpls.NewMean(kept...); err != nil {
+				return err
+			}
 		}
 	}
-	var names []string
-	if len(sels) > 1 {
-		names = targets
-	}
-	return writeAtomically(path, func(w io.Writer) error { return kpls.SaveMeans(w, names, means) })
+	return writeAtomically(path, func(w io.Writer) error { return kpls.Save(w, ps...) })
 }
 
 // checkKeep holds --keep-components to --model and to the components

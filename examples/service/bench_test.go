@@ -42,13 +42,13 @@ func BenchmarkPredict(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := NewServer(m)
+	s := mustServer(b, m)
 	s.Timeout = time.Hour
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	b.Logf("n = %d, d = %d, %d components by gMDL", m.N(), m.D(), s.defaultComp)
+	b.Logf("n = %d, d = %d, %d components by gMDL", m.Summary().N, m.Summary().D, s.first.Members[0].M)
 	for _, points := range []int{1, 1000} {
-		x, _ := testData(points, m.D(), 22)
+		x, _ := testData(points, m.Summary().D, 22)
 		rows := make([][]float64, points)
 		for i := range rows {
 			rows[i] = mat.Row(nil, i, x)
@@ -63,7 +63,7 @@ func BenchmarkPredict(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Run(fmt.Sprintf("n=%d/points=%d/bands=%v", m.N(), points, bands), func(b *testing.B) {
+			b.Run(fmt.Sprintf("n=%d/points=%d/bands=%v", m.Summary().N, points, bands), func(b *testing.B) {
 				if bands && points > 1 && !*heavy {
 					b.Skip("about a minute per request: run with -heavy (and -timeout)")
 				}

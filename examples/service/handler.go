@@ -33,9 +33,9 @@ const (
 	DefaultBandBudget = 5e7
 )
 
-// Server answers prediction requests for one model. A kpls.Model is
-// immutable and safe for concurrent use, so requests share it without
-// locks. The limits may be changed after NewServer, before serving.
+// Server answers prediction requests for the predictors of one model
+// file. A kpls.Predictor is immutable and safe for concurrent use, so
+// requests share it without locks. The limits may be changed after NewServer, before serving.
 type Server struct {
 	// MaxBytes bounds a request body; larger ones get 413.
 	MaxBytes int64
@@ -52,19 +52,13 @@ type Server struct {
 	// Log receives one line per request; nil means slog.Default().
 	Log *slog.Logger
 
-	model       *kpls.Model // the first of models, whose inputs all share
-	features    []string
-	defaultComp int
-	// models and targets, with a file of several models (one per target):
-	// every request predicts each of them; nil with one model.
-	models  []*kpls.Model
-	targets []string
-	// means, aligned with the targets (one entry for a file of one
-	// target), holds the mean a target predicts with when its file
-	// averages several models (kpls select --average-within); nil
-	// entries, or nil, for plain models. The target's model is then the
-	// mean's first.
-	means []*kpls.Mean
+	// predictors holds one predictor per target; targets names them
+	// when there are several (nil with one). first describes the first,
+	// whose inputs they all share.
+	predictors []kpls.Predictor
+	targets    []string
+	first      kpls.Summary
+	features   []string
 	// slots bounds the requests computing at once: each can use every core
 	// (the band products are parallel), and each holds its working memory.
 	slots   chan struct{}
@@ -72,21 +66,37 @@ type Server struct {
 	mux     *http.ServeMux
 }
 
-// NewServer returns a server for m. Requests that give no number of
-// components get the one gMDL selects.
-func NewServer(m *kpls.Model) *Server {
-	s := &Server{
-		MaxBytes:    DefaultMaxBytes,
-		MaxPoints:   DefaultMaxPoints,
-		BandBudget:  DefaultBandBudget,
-		Timeout:     DefaultTimeout,
-		model:       m,
-		defaultComp: m.Chosen().M,
-		slots:       make(chan struct{}, runtime.GOMAXPROCS(0)),
-		metrics:     newMetrics(),
+// NewServer returns a server for the predictors of one model file
+// (kpls.Load): one, or one per target, sharing their inputs. Every
+// request predicts every target, each with its recorded choice of m,
+// or with the request's components where the target is one model.
+func NewServer(ps ...kpls.Predictor) (*Server, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("no predictors to serve")
 	}
-	if f := m.Options().FeatureNames; len(f) == m.D() {
-		s.features = f
+	first := ps[0].Summary()
+	s := &Server{
+		MaxBytes:   DefaultMaxBytes,
+		MaxPoints:  DefaultMaxPoints,
+		BandBudget: DefaultBandBudget,
+		Timeout:    DefaultTimeout,
+		predictors: ps,
+		first:      first,
+		slots:      make(chan struct{}, runtime.GOMAXPROCS(0)),
+		metrics:    newMetrics(),
+	}
+	if len(first.FeatureNames) == first.D {
+		s.features = first.FeatureNames
+	}
+	if len(ps) > 1 {
+		for _, p := range ps {
+			sm := p.Summary()
+			if sm.N != first.N || sm.D != first.D {
+				return nil, fmt.Errorf("model %q has %d×%d inputs, model %q %d×%d: the models of one file share their inputs",
+					sm.TargetName, sm.N, sm.D, first.TargetName, first.N, first.D)
+			}
+			s.targets = append(s.targets, sm.TargetName)
+		}
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("/predict", s.predict)
@@ -95,63 +105,7 @@ func NewServer(m *kpls.Model) *Server {
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint %q (try POST /predict, GET /healthz or GET /metrics)", r.URL.Path)
 	})
-	return s
-}
-
-// NewTargetsServer returns a server for the models of one file of
-// several (kpls.LoadModels: one per target, sharing their inputs). Every
-// request predicts every target, each with its own recorded choice of m
-// unless the request gives components.
-func NewTargetsServer(targets []string, models []*kpls.Model) (*Server, error) {
-	if len(models) == 0 || len(targets) != len(models) {
-		return nil, fmt.Errorf("%d target names for %d models", len(targets), len(models))
-	}
-	for i, m := range models[1:] {
-		if m.N() != models[0].N() || m.D() != models[0].D() {
-			return nil, fmt.Errorf("model %q has %d×%d inputs, model %q %d×%d: the models of one file share their inputs",
-				targets[i+1], m.N(), m.D(), targets[0], models[0].N(), models[0].D())
-		}
-	}
-	s := NewServer(models[0])
-	if len(models) > 1 {
-		s.models, s.targets = models, targets
-	}
 	return s, nil
-}
-
-// NewMeansServer returns a server for the means of one file
-// (kpls.LoadMeans: one per target; a plain model is a mean of itself).
-// A target whose mean holds several models predicts with their mean,
-// each at its own m, and refuses a request's components.
-func NewMeansServer(targets []string, means []*kpls.Mean) (*Server, error) {
-	if len(means) == 0 || len(targets) != len(means) {
-		return nil, fmt.Errorf("%d target names for %d means", len(targets), len(means))
-	}
-	models := make([]*kpls.Model, len(means))
-	several := false
-	for i, a := range means {
-		models[i] = a.Members()[0]
-		several = several || len(a.Members()) > 1
-	}
-	s, err := NewTargetsServer(targets, models)
-	if err != nil || !several {
-		return s, err
-	}
-	s.means = make([]*kpls.Mean, len(means))
-	for i, a := range means {
-		if len(a.Members()) > 1 {
-			s.means[i] = a
-		}
-	}
-	return s, nil
-}
-
-// meanOf is the mean target i predicts with, nil for a plain model.
-func (s *Server) meanOf(i int) *kpls.Mean {
-	if s.means == nil {
-		return nil
-	}
-	return s.means[i]
 }
 
 // ServeHTTP routes POST /predict, GET /healthz and GET /metrics, giving
@@ -199,14 +153,18 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := health{
-		Status: "ok", N: s.model.N(), D: s.model.D(), Features: s.features,
-		Components: s.model.ValidComponents(), DefaultComponents: s.defaultComp,
+		Status: "ok", N: s.first.N, D: s.first.D, Features: s.features,
+		Components: s.first.Members[0].MaxComponents, DefaultComponents: s.first.Members[0].M,
 	}
-	if s.models == nil {
-		h.Mean = membersOf(s.meanOf(0))
+	if s.targets == nil {
+		h.Mean = membersOf(s.first)
 	}
-	for i, m := range s.models {
-		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: m.ValidComponents(), DefaultComponents: m.Chosen().M, Mean: membersOf(s.meanOf(i))})
+	for i, p := range s.predictors {
+		if s.targets == nil {
+			break
+		}
+		sm := p.Summary()
+		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: sm.Members[0].MaxComponents, DefaultComponents: sm.Members[0].M, Mean: membersOf(sm)})
 	}
 	writeJSON(w, http.StatusOK, h)
 }
@@ -239,16 +197,15 @@ type member struct {
 	M      int      `json:"m"`
 }
 
-// membersOf describes the models of a, nil for nil.
-func membersOf(a *kpls.Mean) []member {
-	if a == nil {
+// membersOf describes the models a predictor averages, nil for one model.
+func membersOf(sm kpls.Summary) []member {
+	if len(sm.Members) < 2 {
 		return nil
 	}
 	var out []member
-	for _, m := range a.Members() {
-		k := m.Options().Kernel
-		mb := member{Kernel: k.Name(), M: m.Chosen().M}
-		if w, ok := kpls.WidthOf(k); ok {
+	for _, m := range sm.Members {
+		mb := member{Kernel: m.Kernel.Name(), M: m.M}
+		if w, ok := kpls.WidthOf(m.Kernel); ok {
 			mb.Width = &w
 		}
 		out = append(out, mb)
@@ -256,16 +213,15 @@ func membersOf(a *kpls.Mean) []member {
 	return out
 }
 
-// bandComponents is what a band request for target i costs per point
-// and row of the training data: m, or the sum of a mean's models' m.
-func (s *Server) bandComponents(i, comp int) int {
-	a := s.meanOf(i)
-	if a == nil {
-		return max(comp, 1)
-	}
+// bandComponents is what a band request costs per point and row of the
+// training data: Σ over the targets of m, a mean's being the sum of its
+// models' m.
+func (s *Server) bandComponents(ps []kpls.Predictor) int {
 	sum := 0
-	for _, m := range a.Members() {
-		sum += max(m.Chosen().M, 1)
+	for _, p := range ps {
+		for _, m := range p.Summary().Members {
+			sum += max(m.M, 1)
+		}
 	}
 	return sum
 }
@@ -291,10 +247,10 @@ type predictResponse struct {
 	// Noise is, with a level, the noise level s that scales the bands
 	// (and that intervals add to their variance).
 	Noise       *noiseLevel `json:"noise,omitempty"`
-	Predictions any         `json:"predictions"` // []point or []kpls.Band
+	Predictions []point     `json:"predictions"`
 }
 
-// noiseLevel is kpls.Model.NoiseLevel or kpls.Mean.NoiseLevel: s, where
+// noiseLevel is kpls.Prediction's noise level: s, where
 // it comes from ("sigma" or "rmsecv") and σ̂ (null when unknown).
 type noiseLevel struct {
 	S     float64  `json:"s"`
@@ -313,8 +269,13 @@ func newNoiseLevel(s, sigma float64, fromRMSECV bool) *noiseLevel {
 	return n
 }
 
+// point is one prediction; se, lower and upper with a level, leverage and
+// outside when asked for.
 type point struct {
 	Yhat     float64  `json:"yhat"`
+	SE       *float64 `json:"se,omitempty"`
+	Lower    *float64 `json:"lower,omitempty"`
+	Upper    *float64 `json:"upper,omitempty"`
 	Leverage *float64 `json:"leverage,omitempty"`
 	Outside  *bool    `json:"outside,omitempty"`
 }
@@ -345,7 +306,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "reading the body: %v", err)
 		return
 	}
-	req, err := parseRequest(body, s.features, s.model.D())
+	req, err := parseRequest(body, s.features, s.first.D)
 	if err != nil {
 		fail(http.StatusBadRequest, "%v", err)
 		return
@@ -357,24 +318,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	points, _ := x.Dims()
 	info.points, info.bands = points, req.Level != nil
-	comp := s.defaultComp
-	if req.Components != nil {
-		comp = *req.Components
-	}
-	for i := range max(1, len(s.models)) {
-		if a := s.meanOf(i); a != nil && req.Components != nil {
-			fail(http.StatusBadRequest, "components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): leave components out", s.targetLabel(i), len(a.Members()))
-			return
-		}
-	}
-	for i, m := range s.models {
-		if req.Components != nil && comp > m.ValidComponents() {
-			fail(http.StatusBadRequest, "components: %d, the model of target %q has 0..%d valid components", comp, s.targets[i], m.ValidComponents())
-			return
-		}
-		if req.Components == nil {
-			comp = max(comp, m.Chosen().M) // the band budget below takes the largest
-		}
+	ps, err := s.atComponents(req.Components)
+	if err != nil {
+		fail(http.StatusBadRequest, "%v", err)
+		return
 	}
 	// The library reads level 0 as its default; here an explicit 0 is an error.
 	if req.Level != nil && !(*req.Level > 0 && *req.Level < 1) {
@@ -382,13 +329,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Level != nil {
-		perPoint := 0 // Σ over the targets of m (a mean: of its models' m)
-		for i := range max(1, len(s.models)) {
-			perPoint += s.bandComponents(i, comp)
-		}
-		if cost := float64(s.model.N()) * float64(points) * float64(perPoint); cost > s.BandBudget {
+		perPoint := s.bandComponents(ps)
+		if cost := float64(s.first.N) * float64(points) * float64(perPoint); cost > s.BandBudget {
 			fail(http.StatusUnprocessableEntity, "a band request costs n × points × m = %d × %d × %d = %.3g, over the limit of %.3g: send at most %d points per band request",
-				s.model.N(), points, perPoint, cost, s.BandBudget, int(s.BandBudget/float64(s.model.N()*perPoint)))
+				s.first.N, points, perPoint, cost, s.BandBudget, int(s.BandBudget/float64(s.first.N*perPoint)))
 			return
 		}
 	}
@@ -400,24 +344,15 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "busy: no work slot within %v", s.Timeout)
 		return
 	}
-	if s.models == nil {
-		resp, err := predictWith(ctx, s.model, s.meanOf(0), x, comp, req)
+	var all targetsResponse
+	for i, p := range ps {
+		resp, err := predictWith(ctx, p, x, req)
 		if err != nil {
-			fail(statusOf(err), "%v", err)
+			fail(statusOf(err), "%s%v", s.targetPrefix(i), err)
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
-		return
-	}
-	var all targetsResponse
-	for i, m := range s.models {
-		c := m.Chosen().M
-		if req.Components != nil {
-			c = *req.Components
-		}
-		resp, err := predictWith(ctx, m, s.meanOf(i), x, c, req)
-		if err != nil {
-			fail(statusOf(err), "target %q: %v", s.targets[i], err)
+		if s.targets == nil {
+			writeJSON(w, http.StatusOK, resp)
 			return
 		}
 		all.Targets = append(all.Targets, targetResponse{Target: s.targets[i], predictResponse: resp})
@@ -425,90 +360,62 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, all)
 }
 
-// predictWith predicts x with m and comp components, or with mean when
-// it is not nil: plain predictions, or with bands at the request's level
-// when it is set (prediction intervals with "intervals"); with "leverage"
-// every point also gets its leverage (kpls.Model.Leverage; of a mean, its
-// members' largest), and with "outside" whether the model extrapolates to
-// it (kpls.Extrapolation), from the same kernel vectors as a plain
-// prediction.
-func predictWith(ctx context.Context, m *kpls.Model, mean *kpls.Mean, x *mat.Dense, comp int, req *predictRequest) (predictResponse, error) {
-	level := req.Level
-	resp := predictResponse{Components: comp, Level: level, Intervals: req.Intervals}
-	if mean != nil {
-		resp.Components, resp.Mean = m.Chosen().M, membersOf(mean)
+// atComponents is the predictors with the request's components, when
+// given: a mean of several models has no one m to change.
+func (s *Server) atComponents(comp *int) ([]kpls.Predictor, error) {
+	if comp == nil {
+		return s.predictors, nil
 	}
-	if level != nil {
-		if mean != nil {
-			s, cv := mean.NoiseLevel()
-			resp.Noise = newNoiseLevel(s, mean.Stats().Sigma, cv)
-		} else if comp >= 0 && comp <= m.ValidComponents() {
-			s, cv := m.NoiseLevel(comp)
-			resp.Noise = newNoiseLevel(s, m.Stats()[comp].Sigma, cv)
-		}
-	}
-	diagnose := req.Leverage || req.Outside
-	outside := func() ([]float64, *kpls.Extrapolation, error) {
-		if mean != nil {
-			return mean.PredictOutside(ctx, x)
-		}
-		return m.PredictOutside(ctx, x, comp)
-	}
-	if level == nil {
-		var yhat []float64
-		var ex *kpls.Extrapolation
-		var err error
+	out := make([]kpls.Predictor, len(s.predictors))
+	for i, p := range s.predictors {
+		sm := p.Summary()
+		m, ok := p.(*kpls.Model)
 		switch {
-		case diagnose:
-			yhat, ex, err = outside()
-		case mean != nil:
-			yhat, err = mean.Predict(ctx, x)
-		default:
-			yhat, err = m.Predict(ctx, x, comp)
+		case !ok:
+			return nil, fmt.Errorf("components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): leave components out", s.targetLabel(i), len(sm.Members))
+		case *comp < 0 || *comp > sm.Members[0].MaxComponents:
+			return nil, fmt.Errorf("components: %d, the model%s has 0..%d valid components", *comp, s.targetLabel(i), sm.Members[0].MaxComponents)
 		}
-		pts := make([]point, len(yhat))
-		for i, v := range yhat {
-			pts[i] = point{Yhat: v}
-			pts[i].Leverage, pts[i].Outside = diagnosis(ex, i, req)
+		var err error
+		if out[i], err = m.At(*comp); err != nil {
+			return nil, err
 		}
-		resp.Predictions = pts
-		return resp, err
 	}
-	bo := kpls.BandOptions{Level: *level}
-	var bands []kpls.Band
-	var err error
-	switch {
-	case mean != nil && req.Intervals:
-		bands, err = mean.PredictIntervals(ctx, x, bo)
-	case mean != nil:
-		bands, err = mean.PredictBands(ctx, x, bo)
-	case req.Intervals:
-		bands, err = m.PredictIntervals(ctx, x, comp, bo)
-	default:
-		bands, err = m.PredictBands(ctx, x, comp, bo)
+	return out, nil
+}
+
+// predictWith predicts x with p: plain predictions, or with bands at the
+// request's level when it is set (prediction intervals with
+// "intervals"); with "leverage" every point also gets its leverage (of a
+// mean, its members' largest), and with "outside" whether the model
+// extrapolates to it (kpls.Extrapolation), all in one call.
+func predictWith(ctx context.Context, p kpls.Predictor, x *mat.Dense, req *predictRequest) (predictResponse, error) {
+	sm := p.Summary()
+	resp := predictResponse{Components: sm.Members[0].M, Mean: membersOf(sm), Level: req.Level, Intervals: req.Intervals}
+	opt := kpls.PredictOptions{Diagnostics: req.Leverage || req.Outside}
+	if req.Level != nil {
+		opt.Level, opt.Uncertainty = *req.Level, kpls.ConfidenceBand
+		if req.Intervals {
+			opt.Uncertainty = kpls.PredictionInterval
+		}
 	}
-	if err != nil || !diagnose {
-		resp.Predictions = bands
-		return resp, err
-	}
-	_, ex, err := outside()
+	pred, err := p.Predict(ctx, x, opt)
 	if err != nil {
 		return resp, err
 	}
-	pts := make([]bandPoint, len(bands))
-	for i, b := range bands {
-		pts[i].Band = b
-		pts[i].Leverage, pts[i].Outside = diagnosis(ex, i, req)
+	if req.Level != nil {
+		resp.Noise = newNoiseLevel(pred.Noise, sm.Stats.Sigma, pred.NoiseFromRMSECV)
 	}
-	resp.Predictions = pts
+	resp.Predictions = make([]point, len(pred.Yhat))
+	for i, v := range pred.Yhat {
+		pt := &resp.Predictions[i]
+		pt.Yhat = v
+		if req.Level != nil {
+			pt.SE, pt.Lower, pt.Upper = &pred.SE[i], &pred.Lower[i], &pred.Upper[i]
+		}
+		pt.Leverage, pt.Outside = diagnosis(pred.Extrapolation, i, req)
+	}
 	return resp, nil
-}
-
-// bandPoint is a band with the point's leverage and extrapolation flag.
-type bandPoint struct {
-	kpls.Band
-	Leverage *float64 `json:"leverage,omitempty"`
-	Outside  *bool    `json:"outside,omitempty"`
 }
 
 // diagnosis is what the request asked to know about point i: its
@@ -528,15 +435,23 @@ func diagnosis(ex *kpls.Extrapolation, i int, req *predictRequest) (lev *float64
 
 // targetLabel names target i in a message when the server has several.
 func (s *Server) targetLabel(i int) string {
-	if s.models == nil {
+	if s.targets == nil {
 		return ""
 	}
 	return fmt.Sprintf(" of target %q", s.targets[i])
 }
 
+// targetPrefix starts an error of target i when the server has several.
+func (s *Server) targetPrefix(i int) string {
+	if s.targets == nil {
+		return ""
+	}
+	return fmt.Sprintf("target %q: ", s.targets[i])
+}
+
 // rows checks the shape of the points and copies them into a matrix.
 func (s *Server) rows(x [][]float64) (*mat.Dense, error) {
-	d := s.model.D()
+	d := s.first.D
 	switch {
 	case len(x) == 0:
 		return nil, errors.New(`no rows: "x" or "rows" is missing or empty`)

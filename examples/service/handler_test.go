@@ -44,7 +44,11 @@ var testModelFile = sync.OnceValues(func() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.MarshalBinary()
+	var buf bytes.Buffer
+	if err := kpls.Save(&buf, m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 })
 
 // loadTestModel returns a fresh copy of the test model: its kernel matrix
@@ -55,11 +59,11 @@ func loadTestModel(t testing.TB) *kpls.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := kpls.Load(bytes.NewReader(b))
+	ps, err := kpls.Load(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return ps[0].(*kpls.Model)
 }
 
 type testRequest struct {
@@ -81,7 +85,7 @@ type testResponse struct {
 // alone without a level) and, when asked for, the leverage and whether it
 // lies outside.
 type testPoint struct {
-	kpls.Band
+	testBand
 	Leverage *float64 `json:"leverage"`
 	Outside  *bool    `json:"outside"`
 }
@@ -108,10 +112,10 @@ type testCase struct {
 	body    []byte
 	comp    int
 	level   *float64
-	want    []kpls.Band // Yhat only without a level
-	lev     []float64   // the leverages, when asked for
-	out     []bool      // whether the points lie outside, when asked for
-	wantErr int         // expected status when the library refuses
+	want    []testBand // Yhat only without a level
+	lev     []float64  // the leverages, when asked for
+	out     []bool     // whether the points lie outside, when asked for
+	wantErr int        // expected status when the library refuses
 }
 
 func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
@@ -130,7 +134,7 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 		c := &cases[i]
 		c.comp = def
 		if rng.IntN(2) == 0 {
-			c.comp = rng.IntN(ref.ValidComponents() + 1)
+			c.comp = rng.IntN(maxComponents(ref) + 1)
 			req.Components = &c.comp
 		}
 		if rng.IntN(2) == 0 {
@@ -144,24 +148,14 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 			x.SetRow(p-1, []float64{40, -40, 0})
 			req.X[p-1] = mat.Row(nil, p-1, x)
 		}
-		var err error
-		if c.level == nil {
-			var yhat []float64
-			yhat, err = ref.Predict(context.Background(), x, c.comp)
-			for _, v := range yhat {
-				c.want = append(c.want, kpls.Band{Yhat: v})
+		lib, err := libPredict(ref, x, c.comp, c.level, false)
+		if err == nil {
+			c.want = bandsOf(lib)
+			if req.Leverage {
+				c.lev = lib.Extrapolation.Leverage
 			}
-		} else {
-			c.want, err = ref.PredictBands(context.Background(), x, c.comp, kpls.BandOptions{Level: *c.level})
-		}
-		if err == nil && req.Leverage {
-			c.lev, err = ref.Leverage(context.Background(), x, c.comp)
-		}
-		if err == nil && req.Outside {
-			var ex *kpls.Extrapolation
-			_, ex, err = ref.PredictOutside(context.Background(), x, c.comp)
-			if err == nil {
-				c.out = ex.Outside
+			if req.Outside {
+				c.out = lib.Extrapolation.Outside
 			}
 		}
 		if err != nil {
@@ -195,7 +189,7 @@ func (c *testCase) check(status int, body []byte) error {
 		return fmt.Errorf("bands asked for: %v, yet the body is %.200s", c.level != nil, body)
 	}
 	for i, w := range c.want {
-		if got.Predictions[i].Band != w { // JSON round-trips float64 exactly
+		if got.Predictions[i].testBand != w { // JSON round-trips float64 exactly
 			return fmt.Errorf("point %d: %+v, the library gives %+v", i, got.Predictions[i], w)
 		}
 		switch l := got.Predictions[i].Leverage; {
@@ -222,7 +216,7 @@ func TestConcurrentRequests(t *testing.T) {
 	const goroutines, perGoroutine = 32, 6
 	ref := loadTestModel(t)
 	cases := makeCases(t, ref, goroutines*perGoroutine)
-	srv := httptest.NewServer(NewServer(loadTestModel(t)))
+	srv := httptest.NewServer(mustServer(t, loadTestModel(t)))
 	defer srv.Close()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -243,7 +237,7 @@ func TestConcurrentRequests(t *testing.T) {
 
 func TestBadRequests(t *testing.T) {
 	m := loadTestModel(t)
-	s := NewServer(m)
+	s := mustServer(t, m)
 	s.MaxBytes = 4 << 10
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -268,8 +262,8 @@ func TestBadRequests(t *testing.T) {
 		{"level 98", `{"x": [[1,2,3]], "level": 98}`, 400, "level"},
 		{"level -0.5", `{"x": [[1,2,3]], "level": -0.5}`, 400, "level"},
 		{"components -1", `{"x": [[1,2,3]], "components": -1}`, 400, "components"},
-		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, m.ValidComponents()+1), 400, "components"},
-		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, m.ValidComponents()+1), 400, "components"},
+		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, maxComponents(m)+1), 400, "components"},
+		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, maxComponents(m)+1), 400, "components"},
 		{"components fractional", `{"x": [[1,2,3]], "components": 1.5}`, 400, "bad JSON"},
 		{"too large", big, 413, "exceeds"},
 	} {
@@ -306,7 +300,7 @@ func TestBadRequests(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	m := loadTestModel(t)
-	srv := httptest.NewServer(NewServer(m))
+	srv := httptest.NewServer(mustServer(t, m))
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/healthz")
 	if err != nil {
@@ -317,7 +311,7 @@ func TestHealthz(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := health{Status: "ok", N: 300, D: 3, Components: m.ValidComponents(), DefaultComponents: m.Chosen().M}
+	want := health{Status: "ok", N: 300, D: 3, Components: maxComponents(m), DefaultComponents: m.Chosen().M}
 	if resp.StatusCode != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
 		t.Errorf("status %d, %+v; want %+v", resp.StatusCode, h, want)
 	}
@@ -327,11 +321,11 @@ func TestHealthz(t *testing.T) {
 // run on.
 func TestTimeout(t *testing.T) {
 	m := loadTestModel(t)
-	s := NewServer(m)
+	s := mustServer(t, m)
 	s.Timeout = time.Nanosecond
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, m.ValidComponents())
+	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, maxComponents(m))
 	status, b := post(t, srv.Client(), srv.URL, []byte(body))
 	if status != http.StatusServiceUnavailable || !bytes.Contains(b, []byte(`"error"`)) {
 		t.Errorf("status %d, body %s; want 503", status, b)

@@ -39,7 +39,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(m)
+	s := mustServer(t, m)
 	s.Timeout = 5 * time.Minute
 	s.BandBudget = 1e9 // 1000-point band requests at n = 8192 are over the default
 	s.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -47,11 +47,11 @@ func TestLoad(t *testing.T) {
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 	t0 := time.Now()
-	if status, body := post(t, client, srv.URL, bodyFor(t, m.D(), 1, true)); status != 200 {
+	if status, body := post(t, client, srv.URL, bodyFor(t, m.Summary().D, 1, true)); status != 200 {
 		t.Fatalf("warm-up: %d %s", status, body)
 	}
 	t.Logf("n = %d, d = %d, m = %d (gMDL), GOMAXPROCS %d; kernel matrix built in %v",
-		m.N(), m.D(), s.defaultComp, runtime.GOMAXPROCS(0), time.Since(t0).Round(time.Millisecond))
+		m.Summary().N, m.Summary().D, s.first.Members[0].M, runtime.GOMAXPROCS(0), time.Since(t0).Round(time.Millisecond))
 
 	t.Logf("%-26s %5s %8s %9s %11s %10s %10s", "scenario", "conc", "requests", "req/s", "points/s", "p50", "p99")
 	for _, sc := range []struct {
@@ -64,7 +64,7 @@ func TestLoad(t *testing.T) {
 		{1, 2, 200, true, 10 * time.Second},
 		{1000, 1, 2, true, 3 * time.Minute},
 	} {
-		r := drive(t, client, srv.URL, bodyFor(t, m.D(), sc.points, sc.bands), sc.conc, sc.max, sc.limit)
+		r := drive(t, client, srv.URL, bodyFor(t, m.Summary().D, sc.points, sc.bands), sc.conc, sc.max, sc.limit)
 		t.Logf("%-26s %5d %8d %9.3g %11.3g %10v %10v", fmt.Sprintf("points=%d bands=%v", sc.points, sc.bands),
 			sc.conc, r.n, r.rps, r.rps*float64(sc.points), r.p50, r.p99)
 	}
@@ -98,10 +98,10 @@ func TestLoad(t *testing.T) {
 		}
 	})
 	const clients = 8
-	r := drive(t, client, srv.URL, bodyFor(t, m.D(), 100, true), clients, 2*clients, 2*time.Minute)
+	r := drive(t, client, srv.URL, bodyFor(t, m.Summary().D, 100, true), clients, 2*clients, 2*time.Minute)
 	close(stop)
 	sampler.Wait()
-	kernel := uint64(8 * m.N() * m.N())
+	kernel := uint64(8 * m.Summary().N * m.Summary().N)
 	// Per work slot: the band working rows ((chunk+1)·n values, a few
 	// times over) and the request's own data; 64 MiB is generous. Requests
 	// waiting for a slot hold only their parsed points.

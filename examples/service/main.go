@@ -47,44 +47,39 @@ func main() {
 	}
 }
 
-// loadMeans reads a model file of any format version as means (one per
-// target; a plain model is a mean of itself alone, and a file of kpls
-// select --average-within holds a mean of several).
-func loadMeans(path string) ([]string, []*kpls.Mean, error) {
+// load reads a model file of any format version: its predictors, one
+// per target.
+func load(path string) ([]kpls.Predictor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
-	names, ms, err := kpls.LoadMeans(f)
+	ps, err := kpls.Load(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return names, ms, nil
+	return ps, nil
 }
 
 func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoints int, budget float64, warm bool) error {
-	names, means, err := loadMeans(modelPath)
+	ps, err := load(modelPath)
 	if err != nil {
 		return err
 	}
-	s, err := NewMeansServer(names, means)
+	s, err := NewServer(ps...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
-	ms := make([]*kpls.Model, len(means))
-	for i, a := range means {
-		ms[i] = a.Members()[0]
-	}
-	m := ms[0]
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
-	slog.Info("model loaded", "file", modelPath, "n", m.N(), "d", m.D(), "components", m.ValidComponents(), "default_components", s.defaultComp, "targets", len(ms))
+	first := s.first
+	slog.Info("model loaded", "file", modelPath, "n", first.N, "d", first.D, "components", first.Members[0].MaxComponents, "default_components", first.Members[0].M, "targets", len(ps))
 	if warm {
 		start := time.Now()
 		// Any point will do: the first band request builds each model's
 		// n×n matrix.
-		for _, a := range means {
-			_, err := a.PredictBands(context.Background(), mat.NewDense(1, m.D(), nil), kpls.BandOptions{})
+		for _, p := range ps {
+			_, err := p.Predict(context.Background(), mat.NewDense(1, first.D, nil), kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand})
 			if err != nil {
 				slog.Warn("warm-up", "error", err)
 			}

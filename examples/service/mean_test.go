@@ -29,46 +29,39 @@ func TestServeMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sel.Mean == nil || len(sel.Mean.Members()) < 2 {
+	mean, ok := sel.Predictor.(*kpls.Mean)
+	if !ok {
 		t.Fatal("the selection averages fewer than two models: the test needs a mean of several")
 	}
 	var file bytes.Buffer
-	if err := kpls.SaveMeans(&file, nil, []*kpls.Mean{sel.Mean}); err != nil {
+	if err := kpls.Save(&file, mean); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "mean.kpls")
 	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	names, means, err := loadMeans(path)
+	ps, err := load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewMeansServer(names, means)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustServer(t, ps...)
 	srv := httptest.NewServer(s)
 	defer srv.Close()
 	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}, {40, -40, 0}}
 	xq := mat.NewDense(4, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2, 40, -40, 0})
 	level := 0.9
-	plain, err := sel.Mean.Predict(ctx, xq)
+	plainP, err := libPredict(mean, xq, -1, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bands, err := sel.Mean.PredictBands(ctx, xq, kpls.BandOptions{Level: level})
+	bandP, err := libPredict(mean, xq, -1, &level, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lev, err := sel.Mean.Leverage(ctx, xq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ex, err := sel.Mean.PredictOutside(ctx, xq)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, bands := bandsOf(plainP), bandsOf(bandP)
+	ex := plainP.Extrapolation
+	lev := ex.Leverage
 	if !ex.Outside[3] || ex.Outside[0] {
 		t.Fatalf("outside %v: want the last point, 40 units out, flagged and the first not", ex.Outside)
 	}
@@ -86,19 +79,19 @@ func TestServeMean(t *testing.T) {
 		}
 		// With bands, the noise level: the members' RMSECV, since the
 		// mean's other members have no DoF and so the mean no σ̂.
-		if s, _ := sel.Mean.NoiseLevel(); req.Level != nil && (resp.Noise == nil || resp.Noise.S != s || resp.Noise.From != "rmsecv" || resp.Noise.Sigma != nil) ||
+		if s := mean.Summary().Noise; req.Level != nil && (resp.Noise == nil || resp.Noise.S != s || resp.Noise.From != "rmsecv" || resp.Noise.Sigma != nil) ||
 			req.Level == nil && resp.Noise != nil {
 			t.Errorf("level %v: noise level %+v, want s = %v from the RMSECV", req.Level != nil, resp.Noise, s)
 		}
-		if len(resp.Mean) != len(sel.Mean.Members()) || resp.Components != sel.Model.Chosen().M {
-			t.Errorf("the response lists %d models at m = %d, the mean has %d, the first at m = %d", len(resp.Mean), resp.Components, len(sel.Mean.Members()), sel.Model.Chosen().M)
+		if len(resp.Mean) != len(mean.Members()) || resp.Components != sel.Model.Chosen().M {
+			t.Errorf("the response lists %d models at m = %d, the mean has %d, the first at m = %d", len(resp.Mean), resp.Components, len(mean.Members()), sel.Model.Chosen().M)
 		}
 		for i, p := range resp.Predictions {
-			want := kpls.Band{Yhat: plain[i]}
+			want := plain[i]
 			if req.Level != nil {
 				want = bands[i]
 			}
-			if p.Band != want {
+			if p.testBand != want {
 				t.Errorf("level %v row %d: served %+v, the mean gives %+v", req.Level != nil, i, p, want)
 			}
 			if req.Leverage != (p.Leverage != nil) || p.Leverage != nil && *p.Leverage != lev[i] {
@@ -121,12 +114,12 @@ func TestServeMean(t *testing.T) {
 	hb, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	var h health
-	if err := json.Unmarshal(hb, &h); err != nil || len(h.Mean) != len(sel.Mean.Members()) {
+	if err := json.Unmarshal(hb, &h); err != nil || len(h.Mean) != len(mean.Members()) {
 		t.Errorf("/healthz: %v %s", err, hb)
 	}
 	// The budget admits the bands of one model at its m, not of the mean.
 	sum := 0
-	for _, m := range sel.Mean.Members() {
+	for _, m := range mean.Members() {
 		sum += max(m.Chosen().M, 1)
 	}
 	s.BandBudget = float64(150*3*sum) - 1

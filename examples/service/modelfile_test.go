@@ -33,16 +33,12 @@ func TestLoadModelFormats(t *testing.T) {
 	}
 	old := filepath.Join("..", "..", "kpls", "testdata", "oldformat", "model-v3-rbf.json")
 	for _, path := range []string{binary, old} {
-		names, ms, err := loadModels(path)
-		if err != nil || len(ms) != 1 {
-			t.Fatalf("%s: %d models, %v", path, len(ms), err)
+		ps, err := load(path)
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("%s: %d predictors, %v", path, len(ps), err)
 		}
-		s, err := NewTargetsServer(names, ms)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := ms[0]
-		srv := httptest.NewServer(s)
+		m := ps[0].(*kpls.Model)
+		srv := httptest.NewServer(mustServer(t, m))
 		x := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}}
 		body, _ := json.Marshal(testRequest{X: x})
 		code, out := post(t, srv.Client(), srv.URL, body)
@@ -51,10 +47,11 @@ func TestLoadModelFormats(t *testing.T) {
 		if code != http.StatusOK || json.Unmarshal(out, &resp) != nil || len(resp.Predictions) != 2 {
 			t.Fatalf("%s: status %d: %s", path, code, out)
 		}
-		want, err := m.Predict(context.Background(), mat.NewDense(2, 3, []float64{0.5, -1, 0.25, 1, 1, 1}), m.Chosen().M)
+		lib, err := libPredict(m, mat.NewDense(2, 3, []float64{0.5, -1, 0.25, 1, 1, 1}), -1, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := lib.Yhat
 		for i, p := range resp.Predictions {
 			if math.Float64bits(p.Yhat) != math.Float64bits(want[i]) {
 				t.Errorf("%s row %d: served %v, the model predicts %v", path, i, p.Yhat, want[i])
@@ -81,29 +78,26 @@ func TestSeveralTargets(t *testing.T) {
 		y    []float64
 		comp int
 	}{{y1, 6}, {y2, 3}} {
-		m, err := kpls.Fit(ctx, x, c.y, kpls.Options{Components: c.comp})
+		m, err := kpls.Fit(ctx, x, c.y, kpls.Options{Components: c.comp, TargetName: fmt.Sprintf("y%d", len(ms)+1)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)
 	}
 	var file bytes.Buffer
-	if err := kpls.SaveModels(&file, []string{"y1", "y2"}, ms); err != nil {
+	if err := kpls.Save(&file, ms[0], ms[1]); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "two.kpls")
 	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	names, loaded, err := loadModels(path)
+	loaded, err := load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewTargetsServer(names, loaded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
+	names := []string{"y1", "y2"}
+	srv := httptest.NewServer(mustServer(t, loaded...))
 	defer srv.Close()
 	rows := [][]float64{{0.5, -1, 0.25}, {1, 1, 1}, {-1.5, 0.3, 2}}
 	xq := mat.NewDense(3, 3, []float64{0.5, -1, 0.25, 1, 1, 1, -1.5, 0.3, 2})
@@ -131,19 +125,15 @@ func TestSeveralTargets(t *testing.T) {
 			if tr.Target != names[i] || tr.Components != comp || len(tr.Predictions) != 3 {
 				t.Fatalf("target %d: %q, m = %d (want %q, %d), %d predictions", i, tr.Target, tr.Components, names[i], comp, len(tr.Predictions))
 			}
-			var want []kpls.Band
+			var lvl *float64
 			if req.Level != nil {
-				want, err = m.PredictBands(ctx, xq, comp, kpls.BandOptions{Level: level})
-			} else {
-				var yhat []float64
-				yhat, err = m.Predict(ctx, xq, comp)
-				for _, v := range yhat {
-					want = append(want, kpls.Band{Yhat: v})
-				}
+				lvl = &level
 			}
+			lib, err := libPredict(m, xq, comp, lvl, false)
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := bandsOf(lib)
 			for r, p := range tr.Predictions {
 				if math.Float64bits(p.Yhat) != math.Float64bits(want[r].Yhat) || math.Float64bits(p.SE) != math.Float64bits(want[r].SE) {
 					t.Errorf("target %q row %d: served %+v, its model gives %+v", tr.Target, r, p, want[r])
@@ -170,20 +160,4 @@ func TestSeveralTargets(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Targets) != 2 || h.Targets[1].Target != "y2" || h.Targets[1].Components != 3 {
 		t.Errorf("healthz: %+v, %v", h, err)
 	}
-}
-
-// loadModels reads a model file of plain models (kpls.LoadModels): one,
-// or one per target with their names. The service itself reads means
-// (loadMeans); these tests serve plain models through NewTargetsServer.
-func loadModels(path string) ([]string, []*kpls.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	names, ms, err := kpls.LoadModels(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return names, ms, nil
 }

@@ -38,7 +38,7 @@ func namedModel(t *testing.T) *kpls.Model {
 
 func TestStrictJSON(t *testing.T) {
 	m := namedModel(t)
-	srv := httptest.NewServer(NewServer(m))
+	srv := httptest.NewServer(mustServer(t, m))
 	defer srv.Close()
 	for _, tc := range []struct {
 		name, body string
@@ -83,19 +83,22 @@ func TestStrictJSON(t *testing.T) {
 	if status != 200 || !bytes.Equal(byName, byPos) {
 		t.Errorf("status %d: by name %s, by position %s", status, byName, byPos)
 	}
-	want, _ := m.PredictBands(context.Background(), mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), m.Chosen().M, kpls.BandOptions{Level: 0.9})
+	level := 0.9
+	lib, _ := libPredict(m, mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), -1, &level, false)
+	want := bandsOf(lib)
 	var got testResponse
-	if json.Unmarshal(byName, &got) != nil || got.Predictions[0].Band != want[0] || got.Predictions[1].Band != want[1] {
+	if json.Unmarshal(byName, &got) != nil || got.Predictions[0].testBand != want[0] || got.Predictions[1].testBand != want[1] {
 		t.Errorf("got %s, library %+v", byName, want[0])
 	}
 
 	// Intervals for a new y are the library's PredictIntervals, bit for
 	// bit, and say so.
 	status, body := post(t, srv.Client(), srv.URL, []byte(`{"x": [[-1, 2, 0.5], [0, 0, 0]], "level": 0.9, "intervals": true}`))
-	wantIv, _ := m.PredictIntervals(context.Background(), mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), m.Chosen().M, kpls.BandOptions{Level: 0.9})
+	libIv, _ := libPredict(m, mat.NewDense(2, 3, []float64{-1, 2, 0.5, 0, 0, 0}), -1, &level, true)
+	wantIv := bandsOf(libIv)
 	var iv struct {
 		Intervals   bool
-		Predictions []kpls.Band
+		Predictions []testBand
 		Noise       *struct {
 			S     float64
 			From  string
@@ -116,7 +119,7 @@ func TestStrictJSON(t *testing.T) {
 	}
 
 	// A model without names takes only the matrix form.
-	plain := httptest.NewServer(NewServer(loadTestModel(t)))
+	plain := httptest.NewServer(mustServer(t, loadTestModel(t)))
 	defer plain.Close()
 	if status, body := post(t, plain.Client(), plain.URL, []byte(`{"rows": [{"x1":1,"x2":2,"x3":3}]}`)); status != 400 || !bytes.Contains(body, []byte("without feature names")) {
 		t.Errorf("rows on an unnamed model: %d %s", status, body)
@@ -127,8 +130,8 @@ func TestStrictJSON(t *testing.T) {
 // limit in the message; plain predictions of the same size are served.
 func TestBandBudget(t *testing.T) {
 	m := loadTestModel(t)
-	s := NewServer(m)
-	s.BandBudget = 300 * 50 * float64(max(s.defaultComp, 1)) // 50 points
+	s := mustServer(t, m)
+	s.BandBudget = 300 * 50 * float64(max(s.first.Members[0].M, 1)) // 50 points
 	srv := httptest.NewServer(s)
 	defer srv.Close()
 	rows := strings.TrimSuffix(strings.Repeat("[1,2,3],", 51), ",")
@@ -149,7 +152,7 @@ func TestBandBudget(t *testing.T) {
 // status, points and latency; counts and latency histograms on /metrics.
 func TestLogsAndMetrics(t *testing.T) {
 	var logs bytes.Buffer
-	s := NewServer(loadTestModel(t))
+	s := mustServer(t, loadTestModel(t))
 	s.Log = slog.New(slog.NewJSONHandler(&logs, nil))
 	srv := httptest.NewServer(s)
 	defer srv.Close()

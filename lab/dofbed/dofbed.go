@@ -101,7 +101,7 @@ func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress
 				return nil, err
 			}
 			r.Seconds[meth] = time.Since(t0).Seconds()
-			r.Components = min(r.Components, m.ValidComponents())
+			r.Components = min(r.Components, len(m.Stats())-1)
 			st := m.Stats()
 			dof := make([]float64, len(st))
 			for i, s := range st {

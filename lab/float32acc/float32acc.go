@@ -12,6 +12,7 @@ import (
 
 	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/allm"
 	"github.com/kpls-go/kpls/lab/demodata"
 )
 
@@ -56,22 +57,22 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 				return err
 			}
 			stop := "none"
-			if s := m.Stop(); s.Reason != kpls.StopNone {
+			if s := m.Summary().Stop; s.Reason != kpls.StopNone {
 				stop = fmt.Sprintf("%s at %d", s.Reason, s.Component)
 			}
-			mc := min(m.ValidComponents(), ref.ValidComponents())
+			mc := min(len(m.Stats()), len(ref.Stats())) - 1
 			rss, df := diffs(m, ref, mc)
 			o.Storage, o.MemoryLimit = kpls.StorageAuto, kpls.KernelBytes(kpls.StorageDense, nt)-1
 			auto, err := kpls.Fit(ctx, xtr, ytr, o)
 			if err != nil {
 				return err
 			}
-			_, adf := diffs(auto, ref, min(auto.ValidComponents(), ref.ValidComponents()))
-			p, err := m.PredictEvery(ctx, xte)
+			_, adf := diffs(auto, ref, min(len(auto.Stats()), len(ref.Stats()))-1)
+			p, err := allm.Predict(ctx, m, xte)
 			if err != nil {
 				return err
 			}
-			rp, err := ref.PredictEvery(ctx, xte)
+			rp, err := allm.Predict(ctx, ref, xte)
 			if err != nil {
 				return err
 			}
@@ -85,7 +86,7 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 				}
 				pr = math.Max(pr, math.Sqrt(num/den))
 			}
-			fmt.Fprintf(out, "| %g | %s | %s | 0..%d | %.1e | %.1e | %.1e | %s | %.1e |\n", w, dof, stop, mc, rss, df, pr, auto.Storage(), adf)
+			fmt.Fprintf(out, "| %g | %s | %s | 0..%d | %.1e | %.1e | %.1e | %s | %.1e |\n", w, dof, stop, mc, rss, df, pr, auto.Summary().Storage, adf)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/allm"
 )
 
 // diagJSON is the document of `kpls-lab panel diag`: for each split, the
@@ -113,13 +114,13 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 	sp := diagSplit{Split: k, NTrain: len(tr), NTest: len(te)}
 	var first *kpls.Selection
 	for s := range uint64(seeds) {
-		so := kpls.SelectOptions{}
+		so := kpls.SelectOptions{AverageBy: kpls.AverageNone}
 		so.Seed = s
 		sel, err := kpls.Select(ctx, xtr, ytr, so)
 		if err != nil {
 			return sp, err
 		}
-		pred, err := sel.Model.Predict(ctx, xte, sel.Best.M)
+		pred, err := sel.Model.Predict(ctx, xte, kpls.PredictOptions{})
 		if err != nil {
 			return sp, err
 		}
@@ -130,7 +131,7 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 			}
 		}
 		sp.Runs = append(sp.Runs, diagCell{Seed: &s, Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(), M: sel.Best.M,
-			RMSECV: cli.Num(sel.Best.RMSECV), RMSE: cli.Num(RMSE(pred, yte)), Widths: widths})
+			RMSECV: cli.Num(sel.Best.RMSECV), RMSE: cli.Num(RMSE(pred.Yhat, yte)), Widths: widths})
 		if s == 0 {
 			first = sel
 		}
@@ -156,11 +157,11 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 		if err != nil {
 			return sp, err
 		}
-		pe, err := m.PredictEvery(ctx, xte)
+		pe, err := allm.Predict(ctx, m, xte)
 		if err != nil {
 			return sp, err
 		}
-		for c := 0; c <= m.ValidComponents(); c++ {
+		for c := range len(m.Stats()) {
 			test[p.k] = append(test[p.k], RMSE(mat.Col(nil, c, pe), yte))
 		}
 	}

@@ -98,7 +98,7 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		valid := exact.ValidComponents()
+		valid := len(exact.Stats()) - 1
 		lz30, err := fit(kpls.DoFLanczos, maxM, mMax)
 		if err != nil {
 			return nil, err
@@ -122,8 +122,8 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 			paper = append(paper, st[m])
 		}
 		title := fmt.Sprintf("width %g (%d components)", w, valid)
-		if steps := lz30.LanczosSteps(); steps < mMax {
-			title = fmt.Sprintf("width %g (%d components, M ≤ %d)", w, valid, steps)
+		if lanczosShort(lz30) {
+			title = fmt.Sprintf("width %g (%d components, M < %d)", w, valid, mMax)
 		}
 		panels = append(panels, plots.DoFPanel{
 			Title: title,
@@ -163,24 +163,29 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 		if err != nil {
 			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 		}
-		comp := min(c.comps, m.ValidComponents())
+		comp := min(c.comps, len(m.Stats())-1)
+		mc, err := m.At(comp)
+		if err != nil {
+			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
+		}
 		title := fmt.Sprintf("KPLS, width %g, %d components", c.width, comp)
 		if comp < c.comps {
 			title += fmt.Sprintf(" (%d asked for, the rest broke down)", c.comps)
 		}
-		bands, err := m.PredictBands(ctx, gx, comp, kpls.BandOptions{Level: 0.98})
+		bands, err := mc.Predict(ctx, gx, kpls.PredictOptions{Uncertainty: kpls.ConfidenceBand, Level: 0.98})
 		if err != nil {
 			if !errors.Is(err, kpls.ErrUnreliable) {
 				return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 			}
-			yhat, perr := m.Predict(ctx, gx, comp)
-			if perr != nil {
-				return files, fmt.Errorf("figure 3, width %g: %w", c.width, perr)
+			bands, err = mc.Predict(ctx, gx, kpls.PredictOptions{})
+			if err != nil {
+				return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 			}
-			bands = make([]kpls.Band, len(yhat))
-			for i, v := range yhat {
-				bands[i] = kpls.Band{Yhat: v, SE: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+			nan := make([]float64, len(bands.Yhat))
+			for i := range nan {
+				nan[i] = math.NaN()
 			}
+			bands.SE, bands.Lower, bands.Upper = nan, nan, nan
 			title += ": band not reliable in float64"
 		} else {
 			title += ", 98 % band"
@@ -231,13 +236,23 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 		return files, err
 	}
 	files = append(files, lines)
-	yhat, err := sel.Model.Predict(ctx, xTest, sel.Best.M)
+	pred, err := sel.Model.Predict(ctx, xTest, kpls.PredictOptions{})
 	if err != nil {
 		return files, fmt.Errorf("kin8nm prediction: %w", err)
 	}
 	ovp := filepath.Join(dir, "kin8nm_observed_vs_predicted.png")
-	if err := plots.ObservedVsPredicted(ovp, yTest, yhat); err != nil {
+	if err := plots.ObservedVsPredicted(ovp, yTest, pred.Yhat); err != nil {
 		return files, err
 	}
 	return append(files, ovp), nil
+}
+
+// lanczosShort reports whether m's Lanczos DoF ran fewer steps than asked.
+func lanczosShort(m *kpls.Model) bool {
+	for _, w := range m.Warnings() {
+		if w.Code == kpls.WarnLanczosShort {
+			return true
+		}
+	}
+	return false
 }

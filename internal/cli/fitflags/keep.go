@@ -69,7 +69,7 @@ func (k *Keep) Apply(ms []*kpls.Model, targets []string) ([]*kpls.Model, []strin
 	out := make([]*kpls.Model, len(ms))
 	var notes []string
 	for i, m := range ms {
-		valid, chosen := m.ValidComponents(), m.Chosen()
+		valid, chosen := len(m.Stats())-1, m.Chosen()
 		keep := k.m
 		switch {
 		case k.chosen:

@@ -102,8 +102,8 @@ func (p *Reporter) update(u kpls.Progress) {
 	}
 	within := span[0] + frac*(span[1]-span[0])
 	p.label = string(u.Stage)
-	if u.Width > 0 {
-		p.label = fmt.Sprintf("width %.4g %s", u.Width, u.Stage)
+	if u.Kernel != nil {
+		p.label = fmt.Sprintf("%v %s", u.Kernel, u.Stage)
 	}
 	if p.of > 1 {
 		p.label = fmt.Sprintf("%d/%d %s", p.width+1, p.of, p.label)

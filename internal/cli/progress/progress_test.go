@@ -20,11 +20,11 @@ func TestProgressOneJob(t *testing.T) {
 	re := regexp.MustCompile(`(\d+) % of the job, about (\S+) left`)
 	last := -1
 	for i, w := range widths {
-		p.update(kpls.Progress{Stage: kpls.StageSelect, Width: w, Done: i, Total: len(widths)})
+		p.update(kpls.Progress{Stage: kpls.StageSelect, Kernel: kpls.RBF{Width: w}, Done: i, Total: len(widths)})
 		for _, st := range []kpls.Stage{kpls.StageKernel, kpls.StageFit, kpls.StageDoF} {
 			for d := 0; d <= 4; d++ {
 				p.last = time.Time{} // log every update
-				p.update(kpls.Progress{Stage: st, Width: w, Done: d, Total: 4})
+				p.update(kpls.Progress{Stage: st, Kernel: kpls.RBF{Width: w}, Done: d, Total: 4})
 				m := re.FindStringSubmatch(b.String()[strings.LastIndex(strings.TrimSuffix(b.String(), "\n"), "\n")+1:])
 				if m == nil {
 					t.Fatalf("line without fraction:\n%s", b.String())
@@ -37,7 +37,7 @@ func TestProgressOneJob(t *testing.T) {
 			}
 		}
 	}
-	if last != 100 || !strings.Contains(b.String(), "3/3 width 2 dof") {
+	if last != 100 || !strings.Contains(b.String(), "3/3 rbf(width=2) dof") {
 		t.Errorf("ended at %d %%:\n%s", last, b.String())
 	}
 	p.Done()

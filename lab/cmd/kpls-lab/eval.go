@@ -21,6 +21,7 @@ import (
 	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/allm"
 	"github.com/kpls-go/kpls/lab/panel"
 )
 
@@ -256,18 +257,21 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 		fmt.Fprintf(e.Stderr, "%s eval: split %d, %s\n", e.Prog, si, cr)
 		s := cfg.so
 		s.Options, s.Criterion = opts, cr
+		if s.AverageWithin == 0 {
+			s.AverageBy = kpls.AverageNone // the best point alone, as measured before Select averaged by default
+		}
 		t0 := time.Now()
 		sel, err := kpls.Select(ctx, xtr, ytr, s)
 		if err != nil {
 			return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, %s: %w", si, cr, err))
 		}
 		secs := time.Since(t0).Seconds()
-		pred, err := sel.Model.Predict(ctx, xte, sel.Best.M)
+		pred, err := sel.Model.Predict(ctx, xte, kpls.PredictOptions{})
 		if err != nil {
 			return sp, err
 		}
 		sp.Methods = append(sp.Methods, evalMethodJSON{Method: string(cr), Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(),
-			M: sel.Best.M, RMSE: cli.Num(panel.RMSE(pred, yte)), Seconds: secs})
+			M: sel.Best.M, RMSE: cli.Num(panel.RMSE(pred.Yhat, yte)), Seconds: secs})
 		for _, dd := range cfg.within {
 			k := 0
 			for _, c := range sel.Choices {
@@ -396,11 +400,11 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 		if err != nil {
 			return best, err
 		}
-		pred, err := m.PredictEvery(ctx, xte)
+		pred, err := allm.Predict(ctx, m, xte)
 		if err != nil {
 			return best, err
 		}
-		for c := 0; c <= m.ValidComponents(); c++ {
+		for c := range len(m.Stats()) {
 			if r := panel.RMSE(mat.Col(nil, c, pred), yte); r < float64(best.RMSE) {
 				best.Kernel, best.M, best.RMSE = g.Name(), c, cli.Num(r)
 				best.Width, _ = kpls.WidthOf(g)
@@ -466,11 +470,15 @@ func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xt
 		if err != nil {
 			return nil, err
 		}
-		p, err := m.Predict(ctx, xte, min(c.M, m.ValidComponents()))
+		mc, err := m.At(min(c.M, len(m.Stats())-1))
 		if err != nil {
 			return nil, err
 		}
-		for i, v := range p {
+		p, err := mc.Predict(ctx, xte, kpls.PredictOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range p.Yhat {
 			sum[i] += v
 		}
 		for i, k := range ks {

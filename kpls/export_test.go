@@ -1,0 +1,4 @@
+package kpls
+
+// RaceEnabled tells the external tests whether the race detector is on.
+const RaceEnabled = raceEnabled
