@@ -17,7 +17,7 @@ import (
 // goFile is one Go source file of the module: the directory of its
 // package relative to the module root ("kpls", "internal/simd"), whether
 // it is a test file, and its imports with the module path cut off
-// ("kpls", "lab/sim"; imports from outside the module are left out).
+// ("kpls", "internal/sim"; imports from outside the module are left out).
 type goFile struct {
 	dir, name string
 	test      bool
@@ -69,6 +69,12 @@ var rules = []rule{
 		why:       "the library stands on internal/ alone, below the experiments, figures and commands",
 		applies:   func(d string) bool { return under(d, "kpls") || under(d, "blas") },
 		forbidden: []string{"internal/cli", "lab", "plots", "cmd", "examples", "bench"},
+	},
+	{
+		why:       "the command stands on the library and what the commands share, not on the experiments: its demo data is under internal/",
+		applies:   func(d string) bool { return under(d, "cmd") },
+		tests:     true,
+		forbidden: []string{"lab", "examples", "bench"},
 	},
 	{
 		why:       "the experiments sit below the commands that run them",
@@ -180,7 +186,7 @@ func TestLayers(t *testing.T) {
 	for _, f := range files {
 		seen[f.dir] = true
 	}
-	for _, d := range []string{"internal/simd", "internal/gram", "internal/dataset", "internal/cli", "internal/cli/fitflags", "plots", "kpls", "blas", "lab/sim", "cmd/kpls", "lab/cmd/kpls-lab"} {
+	for _, d := range []string{"internal/simd", "internal/gram", "internal/dataset", "internal/cli", "internal/cli/fitflags", "internal/sim", "internal/demodata", "plots", "kpls", "blas", "lab/dofbed", "cmd/kpls", "lab/cmd/kpls-lab"} {
 		if !seen[d] {
 			t.Errorf("no Go files found in %s: the check would pass vacuously", d)
 		}
@@ -206,15 +212,21 @@ func TestLayersCatchViolations(t *testing.T) {
 		{dir: "kpls", name: "fit.go", imports: []string{"plots"}},
 		{dir: "kpls", name: "regimes_test.go", test: true, imports: []string{"lab/dofbed"}},
 		{dir: "lab/paper", name: "paper.go", imports: []string{"kpls", "plots", "lab/sim"}},
-		{dir: "cmd/kpls", name: "main.go", imports: []string{"internal/cli", "internal/dataset", "lab/demodata"}},
+		{dir: "cmd/kpls", name: "main.go", imports: []string{"internal/cli", "internal/dataset", "internal/demodata", "internal/sim"}},
+		{dir: "cmd/kpls", name: "demo.go", imports: []string{"lab/paper"}},
+		{dir: "cmd/kpls", name: "main_test.go", test: true, imports: []string{"lab/dofbed"}},
+		{dir: "internal/sim", name: "sinc.go", imports: []string{"lab/dofbed"}},
 		{dir: "lab/panel", name: "panel.go", imports: []string{"internal/cli", "lab/sim"}},
 	}
 	got := violations(files)
 	want := []string{
+		"cmd/kpls/demo.go imports lab/paper",
+		"cmd/kpls/main_test.go imports lab/dofbed",
 		"internal/cli/progress/progress.go imports lab/demodata",
 		"internal/dataset/dataset.go imports kpls",
 		"internal/dataset/read.go imports internal/cli",
 		"internal/dofbed/dofbed.go imports kpls",
+		"internal/sim/sinc.go imports lab/dofbed",
 		"internal/simd/x_test.go imports kpls",
 		"kpls/fit.go imports plots",
 		"kpls/options.go imports internal/cli",

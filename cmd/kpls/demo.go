@@ -17,9 +17,9 @@ import (
 	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/cli/progress"
+	"github.com/kpls-go/kpls/internal/demodata"
+	"github.com/kpls-go/kpls/internal/sim"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
-	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Demo settings: the paper's choices where it makes them.

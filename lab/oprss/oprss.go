@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
-	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // Run is `kpls-lab oprss`: it prints one line of measurements.

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/internal/sim"
 )
 
 // options are the flags of `kpls-lab panel gen`.

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/internal/sim"
 )
 
 // The generated data set: sim.Friedman1 with 10 features, noise sd 1.

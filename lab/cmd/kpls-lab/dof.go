@@ -13,8 +13,8 @@ import (
 	"github.com/kpls-go/kpls/internal/cli"
 	"github.com/kpls-go/kpls/internal/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
 	"github.com/kpls-go/kpls/lab/dofbed"
 	"github.com/kpls-go/kpls/plots"
 )
