@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/internal/sim"
 )
 
