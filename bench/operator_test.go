@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/kpls-go/kpls/blas"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/simd"
-	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // operatorCase is one feasible kind × n of BenchmarkOperator. Only the

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // BenchmarkSelect times the default search of `kpls select` on kin8nm

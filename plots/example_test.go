@@ -15,7 +15,7 @@ import (
 
 // figure3Like returns 40 points shaped like the paper's Figure 3 sample:
 // two clusters around −2 and 3, y = (x−1)(x+2)(x−1.5)·exp(−x²/10) plus a
-// deterministic wiggle. (lab/sim draws the paper's own sample.)
+// deterministic wiggle. (internal/sim draws the paper's own sample.)
 func figure3Like() (x, y []float64) {
 	for i := range 40 {
 		v := -2 + 1.5*math.Sin(float64(i))

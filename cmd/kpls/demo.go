@@ -14,12 +14,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
-	"github.com/kpls-go/kpls/internal/cli/progress"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli/progress"
+	"github.com/kpls-go/kpls/internal/demodata"
+	"github.com/kpls-go/kpls/internal/sim"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
-	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Demo settings: the paper's choices where it makes them.

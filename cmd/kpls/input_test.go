@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 )
 
 // kplsStdin runs the command with stdin reading in.

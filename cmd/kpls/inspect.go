@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/kpls"
 )
 

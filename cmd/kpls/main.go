@@ -26,7 +26,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 )
 
 var program = cli.Program{

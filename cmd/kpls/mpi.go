@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/mpi"

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/kpls"
 )
 

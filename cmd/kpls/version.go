@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/simd"
 	"github.com/kpls-go/kpls/kpls"
 )

@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kpls-go/kpls/internal/sim"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/sim"
 )
 
 // Case is one data set and kernel to compare the estimators on.

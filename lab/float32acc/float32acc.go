@@ -10,10 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
 	"github.com/kpls-go/kpls/lab/allm"
-	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // Run is `kpls-lab float32acc`: it prints the table of docs/scale.md.

@@ -7,10 +7,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/internal/gram"
 	"github.com/kpls-go/kpls/internal/kernelop"
-	"github.com/kpls-go/kpls/lab/demodata"
 )
 
 // Run is `kpls-lab oprss`: it prints one line of measurements.

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/kpls"
 	"github.com/kpls-go/kpls/lab/allm"
 )

@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/sim"
 )
 
 // options are the flags of `kpls-lab panel gen`.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 )
 
 func TestMakeSplit(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package paper reruns the experiments behind the figures of Krämer,
 // Sugiyama and Braun, "Lanczos Approximations for the Speedup of Kernel
 // Partial Least Squares Regression" (AISTATS 2009): it draws the data
-// (lab/sim, lab/demodata), fits and selects with package kpls, and hands
+// (internal/sim, internal/demodata), fits and selects with package kpls, and hands
 // the results to package plots, which only draws. `kpls-lab plot` runs
 // Figures; the images in the repository's docs/ directory come from it:
 //

@@ -11,9 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kpls-go/kpls/internal/demodata"
+	"github.com/kpls-go/kpls/internal/sim"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
-	"github.com/kpls-go/kpls/lab/sim"
 	"github.com/kpls-go/kpls/plots"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kpls-go/kpls/internal/sim"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/sim"
 	"github.com/kpls-go/kpls/plots"
 )
 

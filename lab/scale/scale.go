@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/sim"
 )
 
 // The generated data set: sim.Friedman1 with 10 features, noise sd 1.

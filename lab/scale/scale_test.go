@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kpls-go/kpls/lab/sim"
+	"github.com/kpls-go/kpls/internal/sim"
 )
 
 func fakeResults() []result {

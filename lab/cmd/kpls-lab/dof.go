@@ -10,11 +10,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/internal/demodata"
 	"github.com/kpls-go/kpls/kpls"
-	"github.com/kpls-go/kpls/lab/demodata"
 	"github.com/kpls-go/kpls/lab/dofbed"
 	"github.com/kpls-go/kpls/plots"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 )
 
 // TestEval runs `kpls-lab eval` on random splits and on split files: every

@@ -1,7 +1,7 @@
 // Command kpls-lab runs the research around kpls: held-out evaluation of
 // model selection, the DoF test bed, the paper's runtime experiment and
 // figures, and the studies of scale and storage. The product command is
-// kpls (cmd/kpls); kpls-lab shares its conventions (internal/cli): flags
+// kpls (cmd/kpls); kpls-lab shares its conventions (cmd/cli): flags
 // with their defaults in --help, --json, the exit statuses.
 //
 //	kpls-lab eval --data F.csv [--splits S]        held-out error of each selection method
@@ -17,7 +17,7 @@ package main
 import (
 	"os"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/lab/float32acc"
 	"github.com/kpls-go/kpls/lab/oprss"
 	"github.com/kpls-go/kpls/lab/panel"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/kpls"
 )
 

@@ -1,6 +1,6 @@
 // Package sim is the one home of the simulated data sets: every generator
-// of the paper's experiments, the DoF test bed (lab/dofbed) and the
-// evaluation panel (lab/panel) is here, once. Each draws from a
+// of `kpls demo`, the paper's experiments, the DoF test bed (lab/dofbed)
+// and the evaluation panel (lab/panel) is here, once. Each draws from a
 // math/rand/v2 PCG generator seeded by its seed argument, with a stream
 // constant of its own, so equal seeds give equal data on every platform
 // and unrelated data across simulations; each regression function is

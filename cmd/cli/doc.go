@@ -18,4 +18,15 @@
 // everything for people (tables, warnings, progress) to stderr. Numbers
 // that may be unknown are Num, written as null when NaN or infinite; in
 // tables Cell writes them as "—".
+//
+// # Place
+//
+// Package cli and its subpackages fitflags and progress drive the library,
+// so they sit on a floor of their own above it, beside the commands under
+// cmd/: cmd/kpls, lab/cmd/kpls-lab and the experiments under lab/ import
+// them, and they import the library, internal/ and each other, never a
+// command or an experiment (internal/layers_test.go). They are not under
+// internal/, whose packages the library stands on; Go would let code
+// outside the module import them from here, but they are the commands'
+// plumbing, not an API, and change with the commands.
 package cli

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/kpls"
 )
 

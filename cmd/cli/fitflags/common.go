@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/kpls-go/kpls/blas"
-	"github.com/kpls-go/kpls/internal/cli"
-	"github.com/kpls-go/kpls/internal/cli/progress"
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/cmd/cli/progress"
 )
 
 // Common holds the flags most subcommands share.

@@ -3,7 +3,9 @@
 // (gzip-compressed, kin8nm.csv.gz), and a reader for the protein set
 // (45,730 rows, 9 features), which is too large to embed and is read from a
 // path (the shared data directory's protein.csv) by the benchmarks. The
-// simulated data sets (the paper's sinc among them) are in lab/sim.
+// simulated data sets (the paper's sinc among them) are in internal/sim.
+// Both sit under internal/, below the library, so that the command's demo
+// draws its data without importing an experiment (internal/layers_test.go).
 //
 // kin8nm comes from the DELVE "kin" family (8 joint angles of a simulated
 // robot arm → distance of the end effector; non-linear, medium noise), the

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kpls-go/kpls/internal/cli"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/internal/dataset"
 )
 
