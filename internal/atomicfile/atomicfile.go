@@ -89,16 +89,40 @@ func SameFile(a, b string) bool {
 	return errA == nil && errB == nil && aa == bb
 }
 
-// Write writes path through a temporary file in its directory: write
-// fills it (through a buffer: write's own unchecked errors still fail the
-// whole), it is fsynced, given its mode, closed and renamed over path.
-// perm is the permission of a new file, less the umask; a replaced file
-// keeps its own (see the package documentation). On any failure the old
-// file is left as it was and the temporary file removed.
-func Write(path string, perm fs.FileMode, write func(io.Writer) error) (err error) {
-	old, err := target(path)
+// Write writes path as Create, write and Commit do: write fills the file
+// (its own unchecked write errors still fail the whole, as the File keeps
+// them), and on any failure, or a panic in write, the old file is left as
+// it was and the temporary file removed.
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	f, err := Create(path, perm)
 	if err != nil {
 		return err
+	}
+	defer f.Abort()
+	if err := write(f); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// File is a file being written: a buffered temporary file in the
+// target's directory, which Commit puts in the target's place and Abort
+// removes.
+type File struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	done bool
+}
+
+// Create starts writing path: it refuses a target that is not a regular
+// file and creates the temporary file, with the permission bits of the
+// file it will replace, or perm less the umask for a new one (see the
+// package documentation). Defer Abort after it.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	old, err := target(path)
+	if err != nil {
+		return nil, err
 	}
 	createPerm := perm.Perm()
 	if old != nil {
@@ -106,44 +130,64 @@ func Write(path string, perm fs.FileMode, write func(io.Writer) error) (err erro
 	}
 	f, err := createTemp(path, createPerm)
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	done := false
-	defer func() {
-		if !done { // an error, or a panic on its way up
-			f.Close()
-			discard(f.Name())
-		}
-	}()
-	fail := func(err error) error { return fmt.Errorf("writing %s: %w", path, err) }
 	if old != nil {
 		if err := keepMode(f, old); err != nil {
-			return fail(err)
+			f.Close()
+			discard(f.Name())
+			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
+	return &File{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// Write writes to the temporary file. A write error is kept, and Commit
+// returns it.
+func (f *File) Write(p []byte) (int, error) { return f.bw.Write(p) }
+
+// Commit flushes, fsyncs and closes the temporary file and renames it over
+// the target, then fsyncs the directory. When it fails before the rename
+// the temporary file is removed and the old file left as it was.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("writing %s: already committed or aborted", f.path)
+	}
+	fail := func(err error) error {
+		f.Abort()
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := f.bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := bw.Flush(); err != nil {
+	if err := f.f.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := f.f.Close(); err != nil {
 		return fail(err)
 	}
-	if err := f.Close(); err != nil {
+	if err := commit(f.f.Name(), f.path); err != nil {
 		return fail(err)
 	}
-	if err := commit(f.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	done = true
+	f.done = true
 	// The rename is durable once the directory is synced. Some file
 	// systems cannot sync a directory (EINVAL): nothing more to do there.
-	if err := syncDir(filepath.Dir(path)); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("%s written, but syncing its directory: %w", path, err)
+	if err := syncDir(filepath.Dir(f.path)); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("%s written, but syncing its directory: %w", f.path, err)
 	}
 	return nil
+}
+
+// Abort removes the temporary file unless Commit put it in place; the old
+// file is left as it was. It may be called more than once, and after
+// Commit, so that it can be deferred.
+func (f *File) Abort() {
+	if f == nil || f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	discard(f.f.Name())
 }
 
 // keepMode gives the temporary file f the permission bits, owner and

@@ -255,7 +255,7 @@ func TestIgnoredErrorStillFails(t *testing.T) {
 	// code; pointed at /dev/full it fails as on a full disk, and the
 	// writing code ignores the error, as fmt.Fprint's callers do.
 	err = Write(p, 0o666, func(w io.Writer) error {
-		w.(*bufio.Writer).Reset(devFull)
+		w.(*File).bw.Reset(devFull)
 		fmt.Fprint(w, strings.Repeat("y", 100))
 		return nil
 	})
@@ -420,4 +420,37 @@ func TestSignalRemovesTemporary(t *testing.T) {
 		}
 		only(t, dir, "model")
 	}
+}
+
+func TestCreateCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out")
+	os.WriteFile(p, []byte("old"), 0o644)
+	f, err := Create(p, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "half")
+	f.Abort()
+	f.Abort() // again: nothing
+	if f.Commit() == nil {
+		t.Error("Commit after Abort: no error")
+	}
+	if s := readFile(t, p); s != "old" {
+		t.Errorf("after Abort the file holds %q", s)
+	}
+	only(t, dir, "out")
+	f, err = Create(p, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "new")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // after Commit: nothing
+	if s := readFile(t, p); s != "new" {
+		t.Errorf("after Commit the file holds %q", s)
+	}
+	only(t, dir, "out")
 }
