@@ -37,9 +37,10 @@ func writeAtomically(path string, write func(io.Writer) error) error {
 
 // checkOutput refuses, before any work, an output file (named by its flag)
 // that is not a regular file or whose directory is missing, or that is one
-// of the inputs, given as flag and path pairs.
+// of the inputs, given as flag and path pairs. Only rank 0 of an MPI run
+// writes files, so only it looks (its error aborts the others).
 func checkOutput(flag, path string, inputs ...string) error {
-	if path == "" {
+	if path == "" || !primary {
 		return nil
 	}
 	for i := 0; i+1 < len(inputs); i += 2 {
