@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/kpls-go/kpls/internal/atomicfile"
 )
 
 // ErrInput is wrapped by every error about the data handed to a plotting
@@ -55,16 +57,20 @@ func render(path string, w, h vg.Length, drawFn func(dc draw.Canvas)) (err error
 		}
 	}()
 	drawFn(draw.New(c))
-	f, err := os.Create(path)
-	if err != nil {
+	// Through a temporary file renamed into place: a failed or interrupted
+	// write leaves an old figure as it was (internal/atomicfile).
+	if err := atomicfile.Write(path, figurePerm, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
 		return err
+	}); err != nil {
+		return fmt.Errorf("plots: %w", err)
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }
+
+// figurePerm is the permission of a new figure, less the umask; a
+// replaced figure keeps its mode.
+const figurePerm = 0o666
 
 // saveGrid lays out rows of plots in a grid of tiles with aligned axes.
 func saveGrid(path string, w, h vg.Length, grid [][]*plot.Plot) error {

@@ -108,6 +108,9 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, opts.Components); err != nil {
 		return nil, err
 	}
+	if err := checkOutput("--model", cfg.modelOut, "--data", cfg.mf.Data); err != nil {
+		return nil, err
+	}
 	cfg.opts = opts
 	return cfg, nil
 }

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/atomicfile"
 	"github.com/kpls-go/kpls/kpls"
 )
 
@@ -15,35 +16,39 @@ func saveModel(m *kpls.Model, path string) error {
 	return writeAtomically(path, func(w io.Writer) error { return kpls.Save(w, m) })
 }
 
-// writeAtomically writes a file through a temporary file in its directory
-// renamed into place, so that a failed write never leaves half a file
-// behind. Errors name --model.
-func writeAtomically(path string, write func(io.Writer) error) (err error) {
+// modelPerm is the permission of a new model file, less the umask: the
+// file holds the training inputs and targets, so it is the owner's alone
+// unless an old file of a wider mode is replaced (atomicfile keeps that).
+const modelPerm = 0o600
+
+// writeAtomically writes a model file through a temporary file in its
+// directory renamed into place (internal/atomicfile), so that a failed or
+// interrupted write never leaves half a file behind. Errors name --model.
+func writeAtomically(path string, write func(io.Writer) error) error {
 	if !primary {
 		return write(io.Discard) // the same work as rank 0, no file
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kpls-model-*")
-	if err != nil {
-		return fmt.Errorf("--model: cannot write %s: %w", path, err)
+	if err := atomicfile.Write(path, modelPerm, write); err != nil {
+		return fmt.Errorf("--model: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
+	return nil
+}
+
+// checkOutput refuses, before any work, an output file (named by its flag)
+// that is not a regular file or whose directory is missing, or that is one
+// of the inputs, given as flag and path pairs. Only rank 0 of an MPI run
+// writes files, so only it looks (its error aborts the others).
+func checkOutput(flag, path string, inputs ...string) error {
+	if path == "" || !primary {
+		return nil
+	}
+	for i := 0; i+1 < len(inputs); i += 2 {
+		if atomicfile.SameFile(path, inputs[i+1]) {
+			return cli.Usagef("%s %s is also the input %s %s: give another file", flag, path, inputs[i], inputs[i+1])
 		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--model: writing %s: %w", path, err)
 	}
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--model: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--model: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--model: cannot write %s: %w", path, err)
+	if err := atomicfile.Check(path); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/cmd/cli/fitflags"
+	"github.com/kpls-go/kpls/internal/atomicfile"
 	"github.com/kpls-go/kpls/internal/dataset"
 	"github.com/kpls-go/kpls/kpls"
 )
@@ -196,6 +196,9 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	if cfg.form, err = outputFormat(*format, cfg.output, cfg.c.JSON); err != nil {
 		return nil, err
 	}
+	if err := checkOutput("--output", cfg.output, "--model", cfg.modelPath, "--data", cfg.data); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -353,14 +356,14 @@ func (cfg *predictConfig) warnings(s kpls.Summary, t *dataset.Table, pred *kpls.
 // JSON document, to stderr.
 func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	w, summary := e.Stdout, cfg.c.Text(e)
-	var file *os.File
+	var file *atomicfile.File // a temporary file renamed into place by Commit
 	if cfg.output != "" && !primary {
 		w = io.Discard
 	} else if cfg.output != "" {
-		if file, err = os.Create(cfg.output); err != nil {
+		if file, err = atomicfile.Create(cfg.output, outputPerm); err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
-		defer file.Close()
+		defer file.Abort() // the old file stays unless Commit succeeds
 		w = file
 	} else if cfg.form != "table" {
 		summary = e.Stderr
@@ -387,7 +390,7 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 		return fmt.Errorf("writing predictions: %w", err)
 	}
 	if file != nil {
-		if err := file.Close(); err != nil {
+		if err := file.Commit(); err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
 	}
@@ -398,6 +401,10 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	cfg.summary(summary, r)
 	return nil
 }
+
+// outputPerm is the permission of a new --output file, less the umask; a
+// replaced file keeps its mode.
+const outputPerm = 0o666
 
 // names is the target of each part.
 func (r *predictResult) names() []string {

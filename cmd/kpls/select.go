@@ -271,6 +271,9 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, so.MaxComponents); err != nil {
 		return nil, err
 	}
+	if err := checkOutput("--model", cfg.modelOut, "--data", cfg.mf.Data); err != nil {
+		return nil, err
+	}
 	opts.Kernel = nil
 	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
 		return nil, err
