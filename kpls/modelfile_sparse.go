@@ -97,7 +97,9 @@ func verifyStreamed(f seekReaderAt, sum uint32, left int64) error {
 	return nil
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // crc32Zeros returns the CRC-32C of the bytes summed by sum followed by k
 // zero bytes, in O(log k) time: for a zero byte the CRC register r
