@@ -79,7 +79,10 @@ func newFitter(x mat.Matrix, y []float64, opts Options, buf *kernelBuffer) (*fit
 		if wt != nil {
 			w = wt.w
 		}
-		s, constant := learnScaling(xs, n, d, w)
+		s, constant, err := learnScaling(xs, n, d, w, o.FeatureNames)
+		if err != nil {
+			return nil, err
+		}
 		s.apply(xs, n, d)
 		f.scale = &s
 		for _, j := range constant {

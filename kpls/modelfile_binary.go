@@ -344,7 +344,16 @@ func (br *binaryReader) header() (*fileHeader, error) {
 			return nil, fmt.Errorf("%w: %d bytes follow the model", ErrModelFile, left-need)
 		}
 	}
-	return &h, h.checkLayout()
+	if err := h.checkLayout(); err != nil {
+		return nil, err
+	}
+	if br.known && holey(br.r, left) {
+		// The size is not the data: check the sum before allocating for it.
+		if err := verifyStreamed(br.r.(seekReaderAt), br.crc.Sum32(), left-hlen); err != nil {
+			return nil, err
+		}
+	}
+	return &h, nil
 }
 
 // region is a stretch of the array section and the arrays it holds.

@@ -468,7 +468,10 @@ func (s *selector) crossValidateWeighted(g gridPoint, comp int, ts []int) ([]poi
 // rows for m = 0..v, v the components it reached, and why it stopped.
 func (s *selector) weightedFold(g gridPoint, comp, t int, fold foldIndex) ([]float64, int, string, error) {
 	d := s.d
-	rows := s.weightedRows()
+	rows, err := s.weightedRows()
+	if err != nil {
+		return nil, 0, "", err
+	}
 	xs := make([]float64, 0, len(fold.train)*d)
 	for _, i := range fold.train {
 		xs = append(xs, rows[i*d:(i+1)*d]...)
@@ -716,9 +719,9 @@ func (s *selector) total() float64 {
 // weightedRows returns the rows as weighted cross-validation's folds take
 // them: standardised once with the weighted means and deviations of all
 // rows (unless RawFeatures), as the unweighted batch standardises once.
-func (s *selector) weightedRows() []float64 {
+func (s *selector) weightedRows() ([]float64, error) {
 	if s.wx != nil {
-		return s.wx
+		return s.wx, nil
 	}
 	n, d := s.n, s.d
 	s.wx = make([]float64, 0, n*d)
@@ -726,8 +729,12 @@ func (s *selector) weightedRows() []float64 {
 		s.wx = append(s.wx, s.x.RawRowView(i)...)
 	}
 	if !s.opts.RawFeatures {
-		sc, _ := learnScaling(s.wx, n, d, s.opts.Weights)
+		sc, _, err := learnScaling(s.wx, n, d, s.opts.Weights, s.opts.FeatureNames)
+		if err != nil {
+			s.wx = nil
+			return nil, err
+		}
 		sc.apply(s.wx, n, d)
 	}
-	return s.wx
+	return s.wx, nil
 }

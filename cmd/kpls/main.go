@@ -66,6 +66,7 @@ func main() {
 		// GB peak at 100; docs/scale.md). GOGC set by the user wins.
 		debug.SetGCPercent(gcPercent)
 	}
+	handleInterrupts()
 	os.Exit(finish(cli.Main(&program)))
 }
 

@@ -3,7 +3,6 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -78,6 +77,11 @@ type Table struct {
 	IDs []string
 	// Dropped lists the lines of the rows left out by Options.DropMissing.
 	Dropped []int
+	// Index, if not "", is the header cell of the file's first column,
+	// quoted (`""`, `"row.names"`, `"Unnamed: 0"`): a column of row names
+	// as R's write.csv and pandas' to_csv write them, which is never data.
+	// IDs holds its text unless Columns.ID named another column.
+	Index string
 }
 
 // Options says how to read a file. The zero value reads a file with a
@@ -97,6 +101,10 @@ type Options struct {
 	// MinRows is the fewest data rows accepted (after dropping); 0 means
 	// the package's MinRows.
 	MinRows int
+	// MaxLineBytes bounds the bytes of one record (a line, or the lines a
+	// quoted field spans), decompressed: a longer one is ErrLineTooLong,
+	// read no further. 0 means DefaultMaxLineBytes; negative, no limit.
+	MaxLineBytes int64
 }
 
 // Columns says which columns Reader.Read parses.
@@ -115,7 +123,9 @@ type Reader struct {
 	name   string
 	opts   Options
 	cr     *csv.Reader
-	names  []string
+	lr     *lineReader
+	names  []string // every column's, the index column's too
+	index  bool     // whether the first column holds row names (Table.Index)
 	first  []string // with NoHeader, the first data record
 	line1  int      // its line
 	closer io.Closer
@@ -176,7 +186,7 @@ func NewReader(in io.Reader, name string, opts Options) (*Reader, error) {
 	r := &Reader{name: name, opts: opts}
 	br := bufio.NewReaderSize(in, 64<<10)
 	if p, err := br.Peek(2); err == nil && p[0] == 0x1f && p[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := newGzipStream(br)
 		if err != nil {
 			return nil, r.errorf(0, 0, 0, fmt.Errorf("gzip: %w", err))
 		}
@@ -196,7 +206,13 @@ func NewReader(in io.Reader, name string, opts Options) (*Reader, error) {
 	default:
 		return nil, r.errorf(0, 0, 0, fmt.Errorf("%w %q (want comma, semicolon or tab)", ErrDelimiter, delim))
 	}
-	r.cr = csv.NewReader(br)
+	max := opts.MaxLineBytes
+	if max == 0 {
+		max = DefaultMaxLineBytes
+	}
+	p, _ := br.Peek(64 << 10)
+	r.lr = &lineReader{r: br, max: max, cr: crOnly(p), start: 1}
+	r.cr = csv.NewReader(r.lr)
 	r.cr.Comma = delim
 	r.cr.FieldsPerRecord = -1 // ragged rows are reported below, with column counts
 	r.cr.ReuseRecord = true
@@ -227,8 +243,22 @@ func NewReader(in io.Reader, name string, opts Options) (*Reader, error) {
 }
 
 // Names returns the column names: the header's, or x1, ..., y with
-// Options.NoHeader.
-func (r *Reader) Names() []string { return slices.Clone(r.names) }
+// Options.NoHeader. A first column of row names (Table.Index) is left out.
+func (r *Reader) Names() []string {
+	if r.index {
+		return slices.Clone(r.names[1:])
+	}
+	return slices.Clone(r.names)
+}
+
+// Index returns the header cell of a first column of row names, quoted,
+// or "" if there is none; see Table.Index.
+func (r *Reader) Index() string {
+	if r.index {
+		return strconv.Quote(r.names[0])
+	}
+	return ""
+}
 
 // Delimiter returns the field delimiter in use.
 func (r *Reader) Delimiter() rune { return r.cr.Comma }
@@ -268,7 +298,17 @@ func (r *Reader) next(row int) ([]string, int, error) {
 		}
 		if err != nil {
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			var e *Error
+			switch {
+			case errors.As(err, &e): // from the byte stream, which knows the line
+				e.File, e.Row = r.name, row
+				return nil, 0, e
+			case errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote) && pe.StartLine < pe.Line && r.atEOF():
+				// csv reports an unterminated quote where the file ends;
+				// the quote is on the line the record starts.
+				return nil, 0, r.errorf(pe.StartLine, row, 0,
+					fmt.Errorf("%w: a quoted field on this line is never closed (the file ends at line %d)", pe.Err, pe.Line))
+			case errors.As(err, &pe):
 				return nil, 0, r.errorf(pe.Line, row, 0, pe.Err)
 			}
 			return nil, 0, r.errorf(0, 0, 0, err)
@@ -278,6 +318,12 @@ func (r *Reader) next(row int) ([]string, int, error) {
 			return rec, line, nil
 		}
 	}
+}
+
+// atEOF reports whether the file has nothing left after an error.
+func (r *Reader) atEOF() bool {
+	_, err := r.cr.Read()
+	return err == io.EOF
 }
 
 func (r *Reader) errorf(line, row, col int, err error) error {
@@ -297,16 +343,21 @@ func (r *Reader) Read(cols Columns) (*Table, error) {
 	r.done = true
 	t := &Table{File: r.name}
 	idCol := -1
-	if cols.ID != "" {
+	switch {
+	case cols.ID != "":
 		if idCol = index(r.names, cols.ID); idCol < 0 {
-			return nil, unknown(r.name, r.names, cols.ID)
+			return nil, unknown(r.name, r.Names(), cols.ID)
 		}
 		t.IDs = []string{}
+	case r.index:
+		idCol = 0
+		t.IDs = []string{}
 	}
+	t.Index = r.Index()
 	var idx []int
 	if cols.Numeric == nil {
 		for j, n := range r.names {
-			if j != idCol {
+			if j != idCol && !(r.index && j == 0) {
 				idx = append(idx, j)
 				t.Names = append(t.Names, n)
 			}
@@ -315,7 +366,7 @@ func (r *Reader) Read(cols Columns) (*Table, error) {
 		for _, n := range cols.Numeric {
 			j := index(r.names, n)
 			if j < 0 {
-				return nil, unknown(r.name, r.names, n)
+				return nil, unknown(r.name, r.Names(), n)
 			}
 			idx = append(idx, j)
 			t.Names = append(t.Names, n)
@@ -420,6 +471,13 @@ func (r *Reader) setHeader(rec []string) error {
 	for j, f := range rec {
 		n := strings.TrimSpace(f)
 		line, _ := r.cr.FieldPos(j)
+		if j == 0 && len(rec) > 1 && isIndexName(n) {
+			// R's write.csv and pandas' to_csv write the row names first,
+			// under an empty name or one like these.
+			r.index = true
+			names[0] = n
+			continue
+		}
 		switch prev, dup := seen[n]; {
 		case n == "":
 			return &Error{File: r.name, Line: line, Col: j + 1, Err: ErrUnnamedColumn}
@@ -433,12 +491,22 @@ func (r *Reader) setHeader(rec []string) error {
 		seen[n] = j
 		names[j] = n
 	}
+	if r.index {
+		numeric++ // the row names' header is no number, but no name either
+	}
 	if numeric == len(names) {
 		line, _ := r.cr.FieldPos(0)
 		return &Error{File: r.name, Line: line, Err: fmt.Errorf("%w (%s): the first line must name the columns", ErrNumericHeader, abbreviate(names))}
 	}
 	r.names = names
 	return nil
+}
+
+// isIndexName reports whether a first header cell names a column of row
+// names rather than data: empty (R's write.csv, pandas' to_csv),
+// "row.names" or pandas' "Unnamed: 0".
+func isIndexName(n string) bool {
+	return n == "" || n == "row.names" || n == "Unnamed: 0"
 }
 
 // abbreviate quotes the first few of names.

@@ -13,9 +13,19 @@
 // quoted; a leading UTF-8 byte order mark is skipped; lines holding
 // nothing but white space are ignored. gzip-compressed input is recognised
 // by its magic bytes and decompressed; Open reads "-" as standard input.
+// Lines may end in a newline, CR LF, or (classic Mac files) a lone
+// carriage return. gzip members concatenated are one file; bytes after
+// the last member that are not gzip are ErrTrailing. A record (a line,
+// or the lines a quoted field spans) longer than Options.MaxLineBytes
+// (DefaultMaxLineBytes) is ErrLineTooLong, so that a small compressed
+// file cannot make the reader hold gigabytes. A first header cell that
+// is empty or "row.names" (R's write.csv) or "Unnamed: 0" (pandas'
+// to_csv) names a column of row names: never data, it becomes the row
+// identifiers unless Columns.ID names another column, and Table.Index
+// says so.
 // Numbers are decimal (strconv.ParseFloat syntax without hexadecimal forms
 // or underscores; no decimal commas). Column names must be non-empty and
-// distinct.
+// distinct (but for the row names' column above).
 //
 // # Columns
 //
