@@ -115,7 +115,7 @@ func TestLoadReadsSparseModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := Load(f)
+	m, err := loadModel(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/internal/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 )
 
 // interruptGrace is how long the command may take to stop after the
