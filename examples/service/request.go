@@ -23,4 +23,3 @@ type predictRequest struct {
 // would become [[0, 0]]), and keeps the last of duplicated fields. There
 // names must match exactly and once, and every number must be a number.
 var requestFields = []string{"x", "rows", "components", "level", "intervals", "leverage", "outside"}
-
