@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -51,6 +50,10 @@ type Server struct {
 	Timeout time.Duration
 	// Log receives one line per request; nil means slog.Default().
 	Log *slog.Logger
+	// MaxDecodes bounds the request bodies being read at once (others
+	// wait within Timeout before a byte of theirs is read); 0 means two
+	// per core. Read on the first request.
+	MaxDecodes int
 
 	// predictors holds one predictor per target; targets names them
 	// when there are several (nil with one). first describes the first,
@@ -62,6 +65,7 @@ type Server struct {
 	// slots bounds the requests computing at once: each can use every core
 	// (the band products are parallel), and each holds its working memory.
 	slots   chan struct{}
+	adm     admission // decode slots and cost model (limits.go)
 	metrics *metrics
 	mux     *http.ServeMux
 }
@@ -103,7 +107,7 @@ func NewServer(ps ...kpls.Predictor) (*Server, error) {
 	s.mux.HandleFunc("/healthz", s.healthz)
 	s.mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such endpoint %q (try POST /predict, GET /healthz or GET /metrics)", r.URL.Path)
+		writeError(w, http.StatusNotFound, "no such endpoint %s (try POST /predict, GET /healthz or GET /metrics)", echo(r.URL.Path))
 	})
 	return s, nil
 }
@@ -136,7 +140,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		level = slog.LevelWarn
 	}
 	attrs := []slog.Attr{
-		slog.String("id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("id", id), slog.String("method", clip(r.Method)), slog.String("path", clip(r.URL.Path)),
 		slog.Int("status", rec.status), slog.Int("points", info.points), slog.Bool("bands", info.bands),
 		slog.Float64("latency_ms", float64(el.Microseconds())/1e3), slog.Int("bytes", rec.bytes),
 	}
@@ -149,7 +153,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "use GET for /healthz, not %s", r.Method)
+		writeError(w, http.StatusMethodNotAllowed, "use GET for /healthz, not %s", clip(r.Method))
 		return
 	}
 	h := health{
@@ -283,7 +287,7 @@ type point struct {
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "use POST for /predict, not %s", r.Method)
+		writeError(w, http.StatusMethodNotAllowed, "use POST for /predict, not %s", clip(r.Method))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.Timeout)
@@ -297,23 +301,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "%s", info.err)
 	}
 
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBytes))
+	// Read within a decode slot, token by token (decode.go).
+	req, x, status, err := s.decodeBody(ctx, w, r)
 	if err != nil {
-		if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
-			fail(http.StatusRequestEntityTooLarge, "the body exceeds %d bytes", tooBig.Limit)
-			return
-		}
-		fail(http.StatusBadRequest, "reading the body: %v", err)
-		return
-	}
-	req, err := parseRequest(body, s.features, s.first.D)
-	if err != nil {
-		fail(http.StatusBadRequest, "%v", err)
-		return
-	}
-	x, err := s.rows(req.X)
-	if err != nil {
-		fail(http.StatusBadRequest, "%v", err)
+		fail(status, "%v", err)
 		return
 	}
 	points, _ := x.Dims()
@@ -337,13 +328,13 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	case <-ctx.Done():
-		fail(http.StatusServiceUnavailable, "busy: no work slot within %v", s.Timeout)
+	// Priced by the cost model, then a work slot (limits.go).
+	done, status, err := s.admit(ctx, req, points, ps)
+	if err != nil {
+		fail(status, "%v", err)
 		return
 	}
+	defer done()
 	var all targetsResponse
 	for i, p := range ps {
 		resp, err := predictWith(ctx, p, x, req)
@@ -447,30 +438,6 @@ func (s *Server) targetPrefix(i int) string {
 		return ""
 	}
 	return fmt.Sprintf("target %q: ", s.targets[i])
-}
-
-// rows checks the shape of the points and copies them into a matrix.
-func (s *Server) rows(x [][]float64) (*mat.Dense, error) {
-	d := s.first.D
-	switch {
-	case len(x) == 0:
-		return nil, errors.New(`no rows: "x" or "rows" is missing or empty`)
-	case len(x) > s.MaxPoints:
-		return nil, fmt.Errorf("%d points in one request, the limit is %d", len(x), s.MaxPoints)
-	}
-	for i, row := range x {
-		if len(row) != len(x[0]) {
-			return nil, fmt.Errorf("ragged rows: row %d has %d values, row 1 has %d", i+1, len(row), len(x[0]))
-		}
-	}
-	if len(x[0]) != d {
-		return nil, fmt.Errorf("wrong number of features: the rows have %d values, the model takes %d", len(x[0]), d)
-	}
-	m := mat.NewDense(len(x), d, nil)
-	for i, row := range x {
-		m.SetRow(i, row)
-	}
-	return m, nil
 }
 
 // statusOf maps a library error to an HTTP status.

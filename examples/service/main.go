@@ -86,6 +86,13 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 		}
 		slog.Info("kernel matrix built", "seconds", time.Since(start).Seconds())
 	}
+	// The cost model behind the time limit of every request (limits.go):
+	// a plain prediction and, when the kernel matrix is built, a band request.
+	if err := s.Calibrate(context.Background(), warm); err != nil {
+		slog.Warn("calibration", "error", err)
+	}
+	plain, band := s.CostModel()
+	slog.Info("cost model", "plain_ns_per_unit", plain*1e9, "band_ns_per_unit", band*1e9, "time_share", TimeShare)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
