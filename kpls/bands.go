@@ -129,7 +129,12 @@ func bandQuantile(ctx context.Context, opt bandOpts) (float64, error) {
 	if !(level > 0 && level < 1) {
 		return 0, fmt.Errorf("%w: got %g", ErrLevel, level)
 	}
-	return distuv.UnitNormal.Quantile(1 - (1-level)/2), nil
+	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	if math.IsInf(z, 0) || math.IsNaN(z) {
+		// 1 − (1 − level)/2 rounds to 1: the limits would be infinite.
+		return 0, fmt.Errorf("%w: %v is too close to 1 for finite limits", ErrLevel, level)
+	}
+	return z, nil
 }
 
 // bandRun computes, for blocks of up to chunk points, the gradients

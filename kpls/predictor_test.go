@@ -309,7 +309,7 @@ func TestPredictOptionsRefused(t *testing.T) {
 	if _, err := m.Predict(ctx, x, PredictOptions{Uncertainty: "bands"}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("unknown uncertainty: %v", err)
 	}
-	for _, level := range []float64{1, -0.5, math.NaN()} {
+	for _, level := range []float64{1, -0.5, math.NaN(), 0.9999999999999999} {
 		if _, err := m.Predict(ctx, x, PredictOptions{Uncertainty: ConfidenceBand, Level: level}); !errors.Is(err, ErrLevel) {
 			t.Errorf("level %v: %v", level, err)
 		}

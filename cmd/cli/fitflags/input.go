@@ -25,6 +25,8 @@ type Input struct {
 	Drop        string
 	ID          string
 	DropMissing bool
+	// MaxLineBytes bounds one record of the file (dataset.Options).
+	MaxLineBytes int64
 }
 
 // Register adds the input flags; withColumns adds --features and --drop,
@@ -37,13 +39,17 @@ func (d *Input) Register(fs *cli.FlagSet, withColumns bool) {
 		fs.StringVar(&d.Drop, "drop", "", "comma-separated `columns` to leave out of the features")
 	}
 	fs.StringVar(&d.ID, "id", "", "row identifier `column`: never a feature, carried through to predictions")
+	fs.Int64Var(&d.MaxLineBytes, "max-line-bytes", dataset.DefaultMaxLineBytes, "the most `bytes` one record (line) of the file may take, after decompression; -1 for no limit")
 	fs.BoolVar(&d.DropMissing, "drop-missing", false, "drop rows with a missing value (empty, NA, N/A, NaN, null, ?) in a used column, and say how many; without it they are an error")
 }
 
 // open opens path ("-" for standard input, gzip recognised) with the
 // delimiter and header flags.
 func (d *Input) open(path string, minRows int) (*dataset.Reader, error) {
-	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows}
+	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows, MaxLineBytes: d.MaxLineBytes}
+	if d.MaxLineBytes == 0 {
+		return nil, cli.Usagef("--max-line-bytes: 0, want a positive number of bytes (or -1 for no limit)")
+	}
 	switch strings.ToLower(d.Delimiter) {
 	case "":
 	case ",", "comma":
@@ -72,6 +78,8 @@ func (d *Input) explain(err error) error {
 		return nil
 	case errors.Is(err, dataset.ErrNumericHeader):
 		return fmt.Errorf("%w; give --no-header if the file has none", err)
+	case errors.Is(err, dataset.ErrLineTooLong):
+		return fmt.Errorf("%w; give --max-line-bytes to raise the limit", err)
 	case errors.Is(err, dataset.ErrMissing) && !d.DropMissing:
 		return fmt.Errorf("%w; give --drop-missing to drop rows with missing values", err)
 	case errors.Is(err, dataset.ErrRagged) && d.Delimiter == "":
