@@ -13,15 +13,6 @@ import (
 	"github.com/kpls-go/kpls/internal/kernelop"
 )
 
-// The number of random probe vectors behind DoFApprox defaults to
-// 64000/n within [MinProbes, MaxProbes]: the probes' block products cost
-// s·n² flops per two components, cheap for small n, where the standard
-// error matters most.
-const (
-	MinProbes = 8
-	MaxProbes = 64
-)
-
 // approxInput is what the approximate DoF needs from a fit.
 type approxInput struct {
 	bl        blas.Float64

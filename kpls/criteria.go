@@ -49,7 +49,7 @@ func (s Stats) Score(c Criterion) float64 {
 // ParseCriterion accepts cv, gcv, gmdl, aic or bic (any case). Empty
 // stays empty: an empty criterion means the default of whatever takes it
 // (see Criterion).
-func ParseCriterion(s string) (Criterion, error) {
+func parseCriterion(s string) (Criterion, error) {
 	c := Criterion(strings.ToLower(s))
 	switch c {
 	case GMDL, AIC, BIC, GCV, CV, "":
@@ -97,4 +97,14 @@ func firstLocalMin(score []float64) int {
 		}
 	}
 	return last
+}
+
+// UnmarshalText sets c from a criterion's name in any case ("" is the
+// default): flag.TextVar and encoding/json use it.
+func (c *Criterion) UnmarshalText(b []byte) error {
+	v, err := parseCriterion(string(b))
+	if err == nil {
+		*c = v
+	}
+	return err
 }

@@ -28,7 +28,7 @@ type Kernel interface {
 // Evaluator is a kernel that evaluates itself at two feature vectors of
 // equal length, with its parameters as given (zero widths are not
 // replaced by defaults here). Every kernel but Precomputed is one.
-type Evaluator interface {
+type evaluator interface {
 	Kernel
 	Eval(x, z []float64) float64
 }
@@ -93,7 +93,7 @@ func behaviourOf(k Kernel) behaviour {
 	switch b := k.(type) {
 	case behaviour:
 		return b
-	case Evaluator:
+	case evaluator:
 		return evaluatorKernel{b}
 	}
 	return nil

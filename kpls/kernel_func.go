@@ -50,10 +50,10 @@ func (k Func) cross(c, z []float64, m int, x []float64, n, d int) {
 
 // evaluatorKernel is the behaviour of a user's type that has an Eval
 // method: every entry through it, as Func.
-type evaluatorKernel struct{ Evaluator }
+type evaluatorKernel struct{ evaluator }
 
-func (k evaluatorKernel) resolve(n, d int) (Kernel, error) { return k.Evaluator, nil }
-func (k evaluatorKernel) fromSpec(kernelSpec) Kernel       { return k.Evaluator }
+func (k evaluatorKernel) resolve(n, d int) (Kernel, error) { return k.evaluator, nil }
+func (k evaluatorKernel) fromSpec(kernelSpec) Kernel       { return k.evaluator }
 func (evaluatorKernel) featureDim(int) int                 { return 0 }
 func (k evaluatorKernel) label() string                    { return k.Name() }
 func (evaluatorKernel) inputs() inputKind                  { return inputFeatures }
@@ -63,7 +63,7 @@ func (k evaluatorKernel) spec() (kernelSpec, error) {
 }
 
 func (k evaluatorKernel) rows(x []float64, n, d int) kernelop.Blocks {
-	return crossRows{k: k.Evaluator, x: x, n: n, d: d}
+	return crossRows{k: k.evaluator, x: x, n: n, d: d}
 }
 
 func (k evaluatorKernel) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error {

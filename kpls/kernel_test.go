@@ -98,7 +98,7 @@ func TestBuiltinKernelsAgainstNaiveLoops(t *testing.T) {
 					check("cross", c[i*n+j], z[i*d:i*d+d], x[j*d:j*d+d])
 				}
 			}
-			ev := k.(Evaluator)
+			ev := k.(evaluator)
 			for i := range m {
 				check("Eval", ev.Eval(z[i*d:i*d+d], x[i*d:i*d+d]), z[i*d:i*d+d], x[i*d:i*d+d])
 			}

@@ -8,11 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// LeverageLimit is the leverage no training row can exceed: a point above
-// it lies farther along the model's score directions than the training
-// data reach (Model.Leverage).
-const LeverageLimit = 1.0
-
 // Leverage returns, for every row of x, its leverage in the model's score
 // space at comp components,
 //

@@ -45,7 +45,7 @@ const (
 )
 
 // ParseStorage parses a storage name; "auto" and "" mean StorageAuto.
-func ParseStorage(s string) (Storage, error) {
+func parseStorage(s string) (Storage, error) {
 	switch v := Storage(strings.ToLower(s)); v {
 	case "auto", StorageAuto:
 		return StorageAuto, nil
@@ -277,4 +277,14 @@ func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
 		}
 	})
 	return m.op, m.opErr
+}
+
+// UnmarshalText sets s from a storage's name in any case ("auto" or ""
+// is StorageAuto).
+func (s *Storage) UnmarshalText(b []byte) error {
+	v, err := parseStorage(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
 }

@@ -13,10 +13,10 @@ import (
 type DoFMethod string
 
 const (
-	// DoFApprox is the project's most accurate quadratic-time estimator:
-	// the exact Krylov part plus a deflated Hutchinson estimate, with
-	// control variates, of the spectrum the Ritz values miss; seeded, with
-	// a standard error.
+	// DoFApprox is a quadratic-time estimate, within 1 % of DoFExact over
+	// its test bed: the exact Krylov part plus a deflated Hutchinson
+	// estimate, with control variates, of the spectrum the Ritz values
+	// miss; seeded, with a standard error.
 	DoFApprox DoFMethod = "approx"
 	// DoFLanczos is the paper's Definition: Ritz values of D over the
 	// Lanczos steps (quadratic time, free beyond the fit).
@@ -48,16 +48,6 @@ const (
 	// CV is k-fold cross-validation (Select only): the root mean squared
 	// error of the held-out folds.
 	CV Criterion = "cv"
-)
-
-// DefaultFitCriterion is the criterion Fit records its choice of m by
-// when Options.Criterion is empty.
-const DefaultFitCriterion = GCV
-
-// Defaults used when an Options field is zero.
-const (
-	DefaultComponents = 20
-	DefaultLanczos    = 30
 )
 
 // Options configure a fit. The zero value fits an RBF kernel of the default
@@ -178,7 +168,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 	if o.Criterion == "" {
 		o.Criterion = DefaultFitCriterion
 	}
-	c, err := ParseCriterion(string(o.Criterion))
+	c, err := parseCriterion(string(o.Criterion))
 	if err != nil {
 		return o, err
 	}
@@ -213,7 +203,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 	if o.MemoryLimit < 0 {
 		return o, fmt.Errorf("%w: memory limit %d bytes", ErrBadOption, o.MemoryLimit)
 	}
-	if o.Storage, err = ParseStorage(string(o.Storage)); err != nil {
+	if o.Storage, err = parseStorage(string(o.Storage)); err != nil {
 		return o, err
 	}
 	if o.Backend == nil {

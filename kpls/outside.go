@@ -6,19 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ReachMin and RangeExcessMax are the thresholds of the distance rule of
-// Extrapolation. For a kernel with a width (RBF, Laplacian, Matérn) a
-// point is far when max_i k(x, x_i) < ReachMin (Reach): for the RBF every
-// training point is then more than sqrt(2w·ln 20) ≈ 2.45·sqrt(w) away, and
-// the prediction has decayed most of the way to the intercept. For the
-// others, whose predictions grow without bound beyond the data, it is far
-// when some feature lies beyond its training range by more than
-// RangeExcessMax of that range (RangeExcess).
-const (
-	ReachMin       = 0.05
-	RangeExcessMax = 0.1
-)
-
 // Extrapolation says which points of a batch a model extrapolates to, by
 // two rules: the distance rule (far from the training inputs, see
 // ReachMin) and the leverage rule (a leverage in the model's score space

@@ -37,10 +37,6 @@ const (
 	PredictionInterval Uncertainty = "interval"
 )
 
-// DefaultLevel is the coverage of bands and intervals when
-// PredictOptions.Level is zero: the paper's figure.
-const DefaultLevel = 0.98
-
 // PredictOptions say what Predict computes besides the predictions. The
 // zero value gives the predictions alone.
 type PredictOptions struct {

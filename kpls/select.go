@@ -15,25 +15,8 @@ import (
 	"github.com/kpls-go/kpls/internal/stacking"
 )
 
-// Defaults of SelectOptions.
+// The search's inner thresholds.
 const (
-	// DefaultCriterion is how Select chooses when SelectOptions.Criterion
-	// is empty: measured on held-out data (docs/guide.md, "Choosing a model"),
-	// k-fold cross-validation came closest to cross-validated kernel ridge.
-	DefaultCriterion = CV
-	// DefaultFolds is the number of cross-validation folds.
-	DefaultFolds = 5
-	// DefaultMaxPasses is the search's budget when SelectOptions.MaxPasses
-	// is zero: passes over the kernel matrix (a build, or one product with
-	// a block of vectors). The default select on kin8nm makes about 450.
-	DefaultMaxPasses = 3000
-	// DefaultAverageWithin is the margin Select averages within by
-	// default with cross-validation (SelectOptions.AverageWithin): the grid points within 10 % of the best RMSECV are the
-	// candidates stacking chooses the mean's members from. On the panel's
-	// small real sets that came to 0.949 of cross-validated kernel ridge
-	// (geometric mean), against 0.958 for the mean of every point within
-	// 5 % and 1.004 for the best alone (docs/scale.md).
-	DefaultAverageWithin = 0.10
 	// skipMargin is how much worse than the best a kernel's score past
 	// its turn over the widths must be for the search to skip its wider
 	// widths (selector.skipWider); averaging every point within a wider
@@ -157,14 +140,14 @@ const (
 )
 
 // ParseAveraging parses an averaging rule; "" means AverageStacked.
-func ParseAveraging(s string) (Averaging, error) {
+func parseAveraging(s string) (Averaging, error) {
 	switch a := Averaging(strings.ToLower(s)); a {
 	case "", AverageStacked:
 		return AverageStacked, nil
 	case AverageAll, AverageNone:
 		return a, nil
 	}
-	return "", fmt.Errorf("%w: averaging %q (want stacked or all)", ErrBadOption, s)
+	return "", fmt.Errorf("%w: averaging %q (want stacked, all or none)", ErrBadOption, s)
 }
 
 // Selection is the outcome of model selection over a grid of kernels and
@@ -363,7 +346,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 // with SharedKernel).
 func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) (*selector, map[string]bool, error) {
 	opts := so.Options
-	crit, err := ParseCriterion(string(so.Criterion))
+	crit, err := parseCriterion(string(so.Criterion))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,7 +356,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	if so.AverageWithin < 0 || math.IsNaN(so.AverageWithin) || math.IsInf(so.AverageWithin, 0) {
 		return nil, nil, fmt.Errorf("%w: AverageWithin %g, want a finite margin ≥ 0", ErrBadOption, so.AverageWithin)
 	}
-	avgBy, err := ParseAveraging(string(so.AverageBy))
+	avgBy, err := parseAveraging(string(so.AverageBy))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -933,5 +916,15 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 	}
 	mean, err := NewMean(members...)
 	sel.Predictor = mean
+	return err
+}
+
+// UnmarshalText sets a from an averaging rule's name in any case (""
+// is AverageStacked).
+func (a *Averaging) UnmarshalText(b []byte) error {
+	v, err := parseAveraging(string(b))
+	if err == nil {
+		*a = v
+	}
 	return err
 }

@@ -64,8 +64,7 @@ func groupRows(sel *kpls.Selection) (crit kpls.Criterion, groups []gridGroup, be
 		// Not Select's output, which always names it.
 		return "", nil, -1, fmt.Errorf("%w: the selection names no criterion", ErrInput)
 	}
-	crit, err = kpls.ParseCriterion(string(sel.Criterion))
-	if err != nil {
+	if err = crit.UnmarshalText([]byte(sel.Criterion)); err != nil {
 		return "", nil, -1, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	type key struct {

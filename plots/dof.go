@@ -172,8 +172,8 @@ func DoFVersusM(path string, panels []DoFPanel) error {
 // computed from each series' degrees of freedom. Each panel is 3.4 ×
 // 3.4 in.
 func DoFAndCriterionVersusM(path, criterion string, panels []DoFPanel) error {
-	crit, err := kpls.ParseCriterion(criterion)
-	if err != nil {
+	var crit kpls.Criterion
+	if err := crit.UnmarshalText([]byte(criterion)); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if crit == "" {

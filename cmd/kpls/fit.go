@@ -94,8 +94,8 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	criterion, err := kpls.ParseCriterion(*crit)
-	if err != nil || criterion == kpls.CV {
+	var criterion kpls.Criterion
+	if err := criterion.UnmarshalText([]byte(*crit)); err != nil || criterion == kpls.CV {
 		return nil, cli.Usagef("--criterion: %q, want gcv, bic, aic or gmdl (cross-validation is kpls select --criterion cv)", *crit)
 	}
 	opts.Criterion = criterion

@@ -230,7 +230,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	}
 	so := &cfg.so
 	so.Seed = cfg.mf.Seed
-	if so.Criterion, err = kpls.ParseCriterion(*crit); err != nil {
+	if err = so.Criterion.UnmarshalText([]byte(*crit)); err != nil {
 		return nil, cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
 	}
 	if so.Criterion == "" {
@@ -256,7 +256,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
-	if so.AverageBy, err = kpls.ParseAveraging(*averageBy); err != nil {
+	if err = so.AverageBy.UnmarshalText([]byte(*averageBy)); err != nil {
 		return nil, cli.Usagef("--average-by: %q, want stacked, all or none", *averageBy)
 	}
 	if so.Criterion != kpls.CV {

@@ -76,7 +76,7 @@ func (m *Model) Options(fs *cli.FlagSet, allowed ...string) (kpls.Options, error
 	o.Lanczos = m.Lanczos
 	o.RawFeatures = !m.Standardize
 	o.Seed = m.Seed
-	if o.Storage, err = kpls.ParseStorage(m.Storage); err != nil {
+	if err = o.Storage.UnmarshalText([]byte(m.Storage)); err != nil {
 		return o, cli.Usagef("--storage: %q, want auto, dense, float32, hybrid, matrix-free or features", m.Storage)
 	}
 	if fs.Name() != "select" { // select checks its grid's kernels

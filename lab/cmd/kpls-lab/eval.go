@@ -174,8 +174,8 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 func parseMethods(methods string) ([]kpls.Criterion, error) {
 	var crits []kpls.Criterion
 	for _, s := range strings.Split(methods, ",") {
-		cr, err := kpls.ParseCriterion(strings.TrimSpace(s))
-		if err != nil || s == "" {
+		var cr kpls.Criterion
+		if err := cr.UnmarshalText([]byte(strings.TrimSpace(s))); err != nil || s == "" {
 			return nil, cli.Usagef("--methods: unknown method %q (want cv, gcv, bic, aic or gmdl)", s)
 		}
 		if slices.Contains(crits, cr) {
