@@ -346,39 +346,11 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 // with SharedKernel).
 func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) (*selector, map[string]bool, error) {
 	opts := so.Options
-	crit, err := parseCriterion(string(so.Criterion))
-	if err != nil {
-		return nil, nil, err
-	}
-	if so.Criterion == "" {
-		crit = DefaultCriterion
-	}
-	if so.AverageWithin < 0 || math.IsNaN(so.AverageWithin) || math.IsInf(so.AverageWithin, 0) {
-		return nil, nil, fmt.Errorf("%w: AverageWithin %g, want a finite margin ≥ 0", ErrBadOption, so.AverageWithin)
-	}
-	avgBy, err := parseAveraging(string(so.AverageBy))
-	if err != nil {
-		return nil, nil, err
-	}
-	if so.AverageWithin > 0 && crit != CV && avgBy != AverageNone {
-		return nil, nil, fmt.Errorf("%w: the average is of the grid points cross-validation scored, not %s", ErrBadOption, crit)
-	}
-	switch {
-	case avgBy == AverageNone:
-		so.AverageWithin = 0
-	case so.AverageWithin == 0 && crit == CV:
-		so.AverageWithin = DefaultAverageWithin
-	}
-	if so.SharedKernel && crit != CV {
-		return nil, nil, fmt.Errorf("%w: a shared kernel is chosen by cross-validation, not %s (the DoF criteria of different targets do not add up to one score)", ErrBadOption, crit)
-	}
-	if opts.Kernel != nil {
-		if so.Kernels != nil {
-			return nil, nil, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
-		}
-		so.Kernels = []Kernel{opts.Kernel}
-	}
 	xs, n, d, err := denseRows(x, "x")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := so.settings(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -396,46 +368,9 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	folds := so.Folds
-	if folds == 0 {
-		folds = DefaultFolds
-	}
-	if crit == CV && (folds < 2 || folds > n) {
-		return nil, nil, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, folds, n)
-	}
-	repeats := so.Repeats
-	if repeats < 0 {
-		return nil, nil, fmt.Errorf("%w: %d repeats of cross-validation", ErrBadOption, repeats)
-	}
-	if repeats == 0 {
-		repeats = 1
-	}
-	if crit != CV {
-		repeats = 0
-	}
-	maxComp := so.MaxComponents
-	if maxComp < 0 {
-		return nil, nil, fmt.Errorf("%w: %d maximum components", ErrComponents, maxComp)
-	}
-	if maxComp == 0 {
-		maxComp = math.MaxInt // what the data allow (limit)
-	}
-	budget := so.MaxPasses
-	if budget < 0 {
-		return nil, nil, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, budget)
-	}
-	if budget == 0 {
-		budget = DefaultMaxPasses
-	}
-	start := opts.Components
-	if start == 0 {
-		start = DefaultComponents
-	}
-	if start < 0 {
-		return nil, nil, fmt.Errorf("%w: %d components", ErrComponents, start)
-	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: crit, folds: folds, repeats: repeats, avgWithin: so.AverageWithin, avgBy: avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
-		start: start, maxComp: max(maxComp, start), budget: budget, opts: opts, points: grid}
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: st.crit, folds: st.folds, repeats: st.repeats,
+		avgWithin: st.avgWithin, avgBy: st.avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
+		start: st.start, maxComp: max(st.maxComp, st.start), budget: st.budget, opts: opts, points: grid}
 	s.results = make([][]*pointResult, len(grid))
 	for p := range s.results {
 		s.results[p] = make([]*pointResult, len(ys))
@@ -445,7 +380,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 		ids[p] = p
 	}
 	for t := range ys {
-		s.sels = append(s.sels, &Selection{Criterion: crit, Repeats: repeats})
+		s.sels = append(s.sels, &Selection{Criterion: st.crit, Repeats: st.repeats})
 		if so.SharedKernel && t > 0 {
 			s.choosers[0].targets = append(s.choosers[0].targets, t)
 			continue
@@ -453,6 +388,84 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 		s.choosers = append(s.choosers, &chooser{targets: []int{t}, grid: slices.Clone(ids), first: len(ids), best: -1, bestScore: math.Inf(1)})
 	}
 	return s, scanned, nil
+}
+
+// selectSettings are the search's settings: SelectOptions with every
+// default filled in.
+type selectSettings struct {
+	crit                                   Criterion
+	avgBy                                  Averaging
+	avgWithin                              float64
+	folds, repeats, maxComp, budget, start int
+}
+
+// settings checks so for n rows and fills in its defaults; Options.Kernel
+// becomes the one kernel searched.
+func (so *SelectOptions) settings(n int) (selectSettings, error) {
+	var st selectSettings
+	var err error
+	if st.crit, st.avgBy, st.avgWithin, err = so.criterion(); err != nil {
+		return st, err
+	}
+	if so.Kernel != nil {
+		if so.Kernels != nil {
+			return st, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
+		}
+		so.Kernels = []Kernel{so.Kernel}
+	}
+	if st.folds = cmp.Or(so.Folds, DefaultFolds); st.crit == CV && (st.folds < 2 || st.folds > n) {
+		return st, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, st.folds, n)
+	}
+	if so.Repeats < 0 {
+		return st, fmt.Errorf("%w: %d repeats of cross-validation", ErrBadOption, so.Repeats)
+	}
+	if st.crit == CV {
+		st.repeats = max(so.Repeats, 1)
+	}
+	if so.MaxComponents < 0 {
+		return st, fmt.Errorf("%w: %d maximum components", ErrComponents, so.MaxComponents)
+	}
+	st.maxComp = cmp.Or(so.MaxComponents, math.MaxInt) // zero: what the data allow
+	if so.MaxPasses < 0 {
+		return st, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, so.MaxPasses)
+	}
+	st.budget = cmp.Or(so.MaxPasses, DefaultMaxPasses)
+	if st.start = cmp.Or(so.Components, DefaultComponents); st.start < 0 {
+		return st, fmt.Errorf("%w: %d components", ErrComponents, st.start)
+	}
+	return st, nil
+}
+
+// criterion returns the criterion and the averaging so asks for, with
+// their defaults: cross-validation averages within DefaultAverageWithin
+// unless AverageBy is AverageNone.
+func (so *SelectOptions) criterion() (Criterion, Averaging, float64, error) {
+	crit, err := parseCriterion(string(so.Criterion))
+	if err != nil {
+		return "", "", 0, err
+	}
+	crit = cmp.Or(crit, DefaultCriterion)
+	within := so.AverageWithin
+	if within < 0 || math.IsNaN(within) || math.IsInf(within, 0) {
+		return "", "", 0, fmt.Errorf("%w: AverageWithin %g, want a finite margin ≥ 0", ErrBadOption, within)
+	}
+	avgBy, err := parseAveraging(string(so.AverageBy))
+	if err != nil {
+		return "", "", 0, err
+	}
+	if within > 0 && crit != CV && avgBy != AverageNone {
+		return "", "", 0, fmt.Errorf("%w: the average is of the grid points cross-validation scored, not %s", ErrBadOption, crit)
+	}
+	if so.SharedKernel && crit != CV {
+		return "", "", 0, fmt.Errorf("%w: a shared kernel is chosen by cross-validation, not %s (the DoF criteria of different targets do not add up to one score)", ErrBadOption, crit)
+	}
+	switch {
+	case avgBy == AverageNone:
+		within = 0
+	case within == 0 && crit == CV:
+		within = DefaultAverageWithin
+	}
+	return crit, avgBy, within, nil
 }
 
 // checkWeights checks the weights, if any, for n rows and the kernels
