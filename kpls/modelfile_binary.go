@@ -288,23 +288,59 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: the file is truncated (a header of %d bytes, %d left)", ErrModelFile, hlen, left)
 	}
 	br.known, br.hlen = left >= 0, hlen
-	var raw []byte
+	raw, err := br.rawHeader(hlen)
+	if err != nil {
+		return nil, err
+	}
+	h, err := decodeHeader(raw, version)
+	if err != nil {
+		return nil, err
+	}
 	if br.known {
-		raw = make([]byte, hlen)
+		pad := arrayStart(hlen) - prefixSize - hlen
+		switch need, left := pad+h.ArrayBytes+4, left-hlen; {
+		case left < need:
+			return nil, fmt.Errorf("%w: the file is truncated: its header describes %d more bytes, it has %d", ErrModelFile, need, left)
+		case left > need:
+			return nil, fmt.Errorf("%w: %d bytes follow the model", ErrModelFile, left-need)
+		}
+	}
+	if err := h.checkLayout(); err != nil {
+		return nil, err
+	}
+	if br.known && holey(br.r, left) {
+		// The size is not the data: check the sum before allocating for it.
+		if err := verifyStreamed(br.r.(seekReaderAt), br.crc.Sum32(), left-hlen); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// rawHeader reads the header's hlen bytes: at once where the file's size
+// vouches for them, else as they arrive, not as the prefix claims.
+func (br *binaryReader) rawHeader(hlen int64) ([]byte, error) {
+	if br.known {
+		raw := make([]byte, hlen)
 		if err := br.read(raw); err != nil {
 			return nil, err
 		}
-	} else {
-		// Unknown size: allocate as the bytes arrive, not as the prefix claims.
-		var err error
-		if raw, err = io.ReadAll(io.LimitReader(br.r, hlen)); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrModelFile, err)
-		}
-		if int64(len(raw)) != hlen {
-			return nil, fmt.Errorf("%w: the file is truncated", ErrModelFile)
-		}
-		br.crc.Write(raw)
+		return raw, nil
 	}
+	raw, err := io.ReadAll(io.LimitReader(br.r, hlen))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModelFile, err)
+	}
+	if int64(len(raw)) != hlen {
+		return nil, fmt.Errorf("%w: the file is truncated", ErrModelFile)
+	}
+	br.crc.Write(raw)
+	return raw, nil
+}
+
+// decodeHeader decodes the header of a file of the given version and
+// checks what it says without the file's size.
+func decodeHeader(raw []byte, version int64) (*fileHeader, error) {
 	var h fileHeader
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -333,24 +369,6 @@ func (br *binaryReader) header() (*fileHeader, error) {
 		}
 		if err := checkNames(names, h.Means, len(h.Entries)); err != nil {
 			return nil, fmt.Errorf("%w: header: %v", ErrModelFile, err)
-		}
-	}
-	if br.known {
-		pad := arrayStart(hlen) - prefixSize - hlen
-		switch need, left := pad+h.ArrayBytes+4, left-hlen; {
-		case left < need:
-			return nil, fmt.Errorf("%w: the file is truncated: its header describes %d more bytes, it has %d", ErrModelFile, need, left)
-		case left > need:
-			return nil, fmt.Errorf("%w: %d bytes follow the model", ErrModelFile, left-need)
-		}
-	}
-	if err := h.checkLayout(); err != nil {
-		return nil, err
-	}
-	if br.known && holey(br.r, left) {
-		// The size is not the data: check the sum before allocating for it.
-		if err := verifyStreamed(br.r.(seekReaderAt), br.crc.Sum32(), left-hlen); err != nil {
-			return nil, err
 		}
 	}
 	return &h, nil
