@@ -97,12 +97,6 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 	clear(wk)
 	cc := r.cc[:comp*comp]
 	qb := r.qb[:p]
-	tin, tout := r.tin, r.tout
-	c1, c2 := r.c1, r.c2
-	cb1, cb2 := r.cb[:p*comp], r.cb2[:p*comp]
-	tob := r.tob[:pn]
-	cbs := r.cbs[:p*comp]
-	gram := r.gram
 	for i := comp - 1; i >= 0; i-- {
 		ti, gi := kr.t[i*n:(i+1)*n], kr.g[i*n:(i+1)*n]
 		q := kr.q[i]
@@ -127,19 +121,7 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 			bl.Daxpy(n, qs, ti, 1, yb[s*n:(s+1)*n], 1)
 			qb[s] = qs
 		}
-		// Redo the step's Gram–Schmidt: pass inputs, coefficients, ν.
-		copy(tin[0], kr.ktr[i*n:(i+1)*n])
-		if i > 0 {
-			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, tin[0], 1, 0, c1[:i], 1)
-			copy(tin[1], tin[0])
-			bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c1[:i], 1, 1, tin[1], 1)
-			bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, tin[1], 1, 0, c2[:i], 1)
-			copy(tout, tin[1])
-			bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c2[:i], 1, 1, tout, 1)
-		} else {
-			copy(tout, tin[0])
-		}
-		nu := bl.Dnrm2(n, tout, 1)
+		nu := r.redoGramSchmidt(i)
 		// t_i = t/ν, g_i = g/ν with ν = ‖t‖: tbi, gbi become t̄_out, ḡ_out
 		// (kept for the earlier steps).
 		for s := range p {
@@ -149,40 +131,7 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 			bl.Daxpy(n, nub, ti, 1, tbs, 1)
 			bl.Dscal(n, 1/nu, gbs, 1)
 		}
-		// The passes backwards, t_out = t_in − T_iᵀc, g_out = g_in − G_iᵀc,
-		// c = T_i t_in, ḡ unchanged through them:
-		//   pass 2: c̄₂ = −T_i t̄_out − G_i ḡ, t̄₁ = t̄_out + T_iᵀc̄₂;
-		//   pass 1: c̄₁ = −T_i t̄₁ − G_i ḡ,   t̄_in = t̄₁ + T_iᵀc̄₁.
-		// With M = T_iT_iᵀ, c̄₁ = c̄₂ − c̄₂M and t̄_in = t̄_out + T_iᵀ(c̄₁ + c̄₂):
-		// three products with the block instead of six.
-		copy(tob, tbi)
-		if i > 0 {
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, tbi, n, kr.t, n, 0, cb2, i)
-			bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, gbi, n, kr.g, n, 1, cb2, i)
-			copy(cb1[:p*i], cb2[:p*i])
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, i, i, -1, cb2, i, gram, comp, 1, cb1, i)
-			for k, v := range cb2[:p*i] {
-				cbs[k] = v + cb1[k]
-			}
-			bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, i, 1, cbs, i, kr.t, n, 1, tob, n)
-			// What the passes send to t_l and g_l (l < i): −(c₁,l + c₂,l)
-			// times the kept t̄_out and ḡ, and per point, with t_in = K r_i
-			// and t₁ = K r_i − T_iᵀc₁,
-			//   c̄₂,l t₁ + c̄₁,l K r_i − c₁,l T_iᵀc̄₂
-			//   = (c̄₁,l + c̄₂,l) K r_i − Σ_k (c̄₂,l c₁,k + c₁,l c̄₂,k) t_k.
-			for l := range i {
-				cc[i*comp+l] = c1[l] + c2[l]
-				w := wt[l*p*comp : (l+1)*p*comp]
-				for s := range p {
-					b1, b2 := cb1[s*i:(s+1)*i], cb2[s*i:(s+1)*i]
-					wk[l*p*comp+s*comp+i] += b1[l] + b2[l]
-					ws := w[s*comp : s*comp+i]
-					for k := range ws {
-						ws[k] -= b2[l]*c1[k] + c1[l]*b2[k]
-					}
-				}
-			}
-		}
+		tob := r.passesBack(i, p, tbi, gbi)
 		// t̃ = K r, g = r: r̄ = ḡ + K t̄_in; r = ỹ − ŷ_i: ȳ += r̄, ŷ̄ −= r̄.
 		if err := r.op.Mul(ctx, r.kq[:pn], tob, p); err != nil {
 			return nil, nil, err
@@ -191,7 +140,84 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 		bl.Daxpy(pn, 1, r.kq[:pn], 1, yb, 1)
 		bl.Daxpy(pn, -1, r.kq[:pn], 1, yhb, 1)
 	}
-	alpha := m.alpha[comp*n : (comp+1)*n]
+	return yb, r.finishReverse(yb, p), nil
+}
+
+// redoGramSchmidt recomputes step i's two Gram–Schmidt passes of
+// t_in = K r_i against T_i: the inputs into r.tin, the coefficients into
+// r.c1 and r.c2, t_out into r.tout. It returns ν = ‖t_out‖.
+func (r *bandRun) redoGramSchmidt(i int) float64 {
+	bl, kr, n := r.m.opts.Backend, r.kr, r.m.n
+	tin, tout, c1, c2 := r.tin, r.tout, r.c1, r.c2
+	copy(tin[0], kr.ktr[i*n:(i+1)*n])
+	if i > 0 {
+		bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, tin[0], 1, 0, c1[:i], 1)
+		copy(tin[1], tin[0])
+		bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c1[:i], 1, 1, tin[1], 1)
+		bl.Dgemv(gblas.NoTrans, i, n, 1, kr.t, n, tin[1], 1, 0, c2[:i], 1)
+		copy(tout, tin[1])
+		bl.Dgemv(gblas.Trans, i, n, -1, kr.t, n, c2[:i], 1, 1, tout, 1)
+	} else {
+		copy(tout, tin[0])
+	}
+	return bl.Dnrm2(n, tout, 1)
+}
+
+// passesBack takes the adjoints t̄_out (tbi) and ḡ (gbi) of step i's p
+// points back through its two Gram–Schmidt passes: it returns t̄_in and
+// defers what the passes send to the earlier t_l and g_l into r.wt,
+// r.wk and r.cc.
+func (r *bandRun) passesBack(i, p int, tbi, gbi []float64) []float64 {
+	kr, comp, n := r.kr, r.comp, r.m.n
+	bl := r.m.opts.Backend
+	pn := p * n
+	tob := r.tob[:pn]
+	cb1, cb2, cbs := r.cb[:p*comp], r.cb2[:p*comp], r.cbs[:p*comp]
+	wt, wk, cc := r.wt[:comp*p*comp], r.wk[:comp*p*comp], r.cc[:comp*comp]
+	c1, c2, gram := r.c1, r.c2, r.gram
+	// The passes backwards, t_out = t_in − T_iᵀc, g_out = g_in − G_iᵀc,
+	// c = T_i t_in, ḡ unchanged through them:
+	//   pass 2: c̄₂ = −T_i t̄_out − G_i ḡ, t̄₁ = t̄_out + T_iᵀc̄₂;
+	//   pass 1: c̄₁ = −T_i t̄₁ − G_i ḡ,   t̄_in = t̄₁ + T_iᵀc̄₁.
+	// With M = T_iT_iᵀ, c̄₁ = c̄₂ − c̄₂M and t̄_in = t̄_out + T_iᵀ(c̄₁ + c̄₂):
+	// three products with the block instead of six.
+	copy(tob, tbi)
+	if i > 0 {
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, tbi, n, kr.t, n, 0, cb2, i)
+		bl.Dgemm(gblas.NoTrans, gblas.Trans, p, i, n, -1, gbi, n, kr.g, n, 1, cb2, i)
+		copy(cb1[:p*i], cb2[:p*i])
+		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, i, i, -1, cb2, i, gram, comp, 1, cb1, i)
+		for k, v := range cb2[:p*i] {
+			cbs[k] = v + cb1[k]
+		}
+		bl.Dgemm(gblas.NoTrans, gblas.NoTrans, p, n, i, 1, cbs, i, kr.t, n, 1, tob, n)
+		// What the passes send to t_l and g_l (l < i): −(c₁,l + c₂,l)
+		// times the kept t̄_out and ḡ, and per point, with t_in = K r_i
+		// and t₁ = K r_i − T_iᵀc₁,
+		//   c̄₂,l t₁ + c̄₁,l K r_i − c₁,l T_iᵀc̄₂
+		//   = (c̄₁,l + c̄₂,l) K r_i − Σ_k (c̄₂,l c₁,k + c₁,l c̄₂,k) t_k.
+		for l := range i {
+			cc[i*comp+l] = c1[l] + c2[l]
+			w := wt[l*p*comp : (l+1)*p*comp]
+			for s := range p {
+				b1, b2 := cb1[s*i:(s+1)*i], cb2[s*i:(s+1)*i]
+				wk[l*p*comp+s*comp+i] += b1[l] + b2[l]
+				ws := w[s*comp : s*comp+i]
+				for k := range ws {
+					ws[k] -= b2[l]*c1[k] + c1[l]*b2[k]
+				}
+			}
+		}
+	}
+	return tob
+}
+
+// finishReverse centres the p gradients in yb (the intercept's share,
+// weighted) and returns the points' centred predictions k_c(x)ᵀα_m.
+func (r *bandRun) finishReverse(yb []float64, p int) []float64 {
+	m, n := r.m, r.m.n
+	bl := m.opts.Backend
+	alpha := m.alpha[r.comp*n : (r.comp+1)*n]
 	for s := range p {
 		hs, ks := yb[s*n:(s+1)*n], r.kx[s*n:(s+1)*n]
 		var mean float64
@@ -204,7 +230,7 @@ func (r *bandRun) reverseVectors(ctx context.Context, p int) (h, f []float64, er
 		}
 		r.f[s] = bl.Ddot(n, ks, 1, alpha, 1)
 	}
-	return yb, r.f[:p], nil
+	return r.f[:p]
 }
 
 // reverseScratch sizes r's scratch for the reverse path, chunk points at
