@@ -6,6 +6,8 @@ import (
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/blas"
 )
 
 // lanczosQuadrature computes the same quadratic forms as
@@ -47,40 +49,19 @@ func quadratureBytes(rows, n, mMax int) int {
 func (lq lanczosQuadrature) forms(ctx context.Context, z []float64, rows, s int) (forms [][]float64, a1, a2 []float64, err error) {
 	bl := lq.bl
 	n := len(z) / rows
-	steps := min(quadratureSteps(lq.mMax), n)
-	norm := make([]float64, rows)
-	// basis[i] holds row i's Lanczos vectors, one after another.
-	basis := make([][]float64, rows)
-	cur := make([]float64, rows*n) // the block multiplied next
-	for i := range rows {
-		row := z[i*n : (i+1)*n]
-		norm[i] = bl.Dnrm2(n, row, 1)
-		basis[i] = make([]float64, 0, steps*n)
-		if norm[i] > 0 {
-			w := cur[i*n : (i+1)*n]
-			copy(w, row)
-			bl.Dscal(n, 1/norm[i], w, 1)
-			basis[i] = append(basis[i], w...)
-		}
-	}
-	alpha := make([][]float64, rows)
-	beta := make([][]float64, rows) // beta[i][j] couples vectors j and j+1
-	done := make([]bool, rows)
-	for i := range rows {
-		done[i] = norm[i] == 0
-	}
+	lr := newLanczosRows(bl, z, rows, min(quadratureSteps(lq.mMax), n))
+	cur := lr.cur
 	a1 = make([]float64, s)
 	a2 = make([]float64, s)
 	kw := make([]float64, rows*n)
-	coef := make([]float64, steps+1)
-	for j := 0; j < steps; j++ {
+	for j := 0; j < lr.steps; j++ {
 		if err := lq.op.Mul(ctx, kw, cur, rows); err != nil {
 			return nil, nil, nil, err
 		}
 		if j == 0 {
 			for i := range a1 {
 				w := kw[i*n : (i+1)*n]
-				nn := norm[i] * norm[i]
+				nn := lr.norm[i] * lr.norm[i]
 				a1[i] = nn * bl.Ddot(n, cur[i*n:], 1, w, 1)
 				a2[i] = nn * bl.Ddot(n, w, 1, w, 1)
 			}
@@ -89,44 +70,87 @@ func (lq lanczosQuadrature) forms(ctx context.Context, z []float64, rows, s int)
 			lq.project(bl, kw, rows)
 		}
 		for i := range rows {
-			w := kw[i*n : (i+1)*n]
-			next := cur[i*n : (i+1)*n]
-			if done[i] {
-				clear(next)
-				continue
-			}
-			v := basis[i][j*n : (j+1)*n]
-			a := bl.Ddot(n, v, 1, w, 1)
-			alpha[i] = append(alpha[i], a)
-			if j == steps-1 {
-				continue // the last β is not part of J_steps
-			}
-			// Full reorthogonalisation, twice ("twice is enough"): the
-			// Gauss rule is exact only for an orthonormal basis. The first
-			// pass also takes off α v and the previous β term.
-			k := j + 1
-			for range 2 {
-				bl.Dgemv(gblas.NoTrans, k, n, 1, basis[i], n, w, 1, 0, coef, 1)
-				bl.Dgemv(gblas.Trans, k, n, -1, basis[i], n, coef, 1, 1, w, 1)
-			}
-			b := bl.Dnrm2(n, w, 1)
-			// An invariant subspace, to rounding: the rule with the nodes
-			// so far is exact for every polynomial.
-			if !(b > 1e-12*jacobiScale(alpha[i], beta[i], a)) {
-				done[i] = true
-				clear(next)
-				continue
-			}
-			beta[i] = append(beta[i], b)
-			bl.Dscal(n, 1/b, w, 1)
-			copy(next, w)
-			basis[i] = append(basis[i], w...)
+			lr.step(i, j, kw[i*n:(i+1)*n], cur[i*n:(i+1)*n])
 		}
 		if lq.progress != nil {
-			lq.progress(j+1, steps)
+			lq.progress(j+1, lr.steps)
 		}
 	}
-	return lq.evaluate(alpha, beta, norm), a1, a2, nil
+	return lq.evaluate(lr.alpha, lr.beta, lr.norm), a1, a2, nil
+}
+
+// lanczosRows runs one Lanczos process per row of a block, all sharing
+// the block products: each row's normalised vectors (basis), its Jacobi
+// matrix (alpha, beta: beta[i][j] couples vectors j and j+1), and whether
+// it has stopped (a zero row, or an invariant subspace).
+type lanczosRows struct {
+	bl          blas.Float64
+	n, steps    int
+	norm        []float64
+	basis       [][]float64
+	alpha, beta [][]float64
+	done        []bool
+	cur         []float64 // the block multiplied next
+	coef        []float64
+}
+
+// newLanczosRows starts the processes of the rows of z (rows×n) with
+// their normalised rows as the first vectors.
+func newLanczosRows(bl blas.Float64, z []float64, rows, steps int) *lanczosRows {
+	n := len(z) / rows
+	lr := &lanczosRows{bl: bl, n: n, steps: steps, norm: make([]float64, rows), basis: make([][]float64, rows),
+		alpha: make([][]float64, rows), beta: make([][]float64, rows), done: make([]bool, rows),
+		cur: make([]float64, rows*n), coef: make([]float64, steps+1)}
+	for i := range rows {
+		row := z[i*n : (i+1)*n]
+		lr.norm[i] = bl.Dnrm2(n, row, 1)
+		lr.basis[i] = make([]float64, 0, steps*n)
+		lr.done[i] = lr.norm[i] == 0
+		if !lr.done[i] {
+			w := lr.cur[i*n : (i+1)*n]
+			copy(w, row)
+			bl.Dscal(n, 1/lr.norm[i], w, 1)
+			lr.basis[i] = append(lr.basis[i], w...)
+		}
+	}
+	return lr
+}
+
+// step takes row i's process past vector j, given w = K v_j: it records
+// α_j and, but on the last step, β_j and the next vector, which it
+// writes to next (zero once the row has stopped).
+func (lr *lanczosRows) step(i, j int, w, next []float64) {
+	bl, n := lr.bl, lr.n
+	if lr.done[i] {
+		clear(next)
+		return
+	}
+	v := lr.basis[i][j*n : (j+1)*n]
+	a := bl.Ddot(n, v, 1, w, 1)
+	lr.alpha[i] = append(lr.alpha[i], a)
+	if j == lr.steps-1 {
+		return // the last β is not part of J_steps
+	}
+	// Full reorthogonalisation, twice ("twice is enough"): the Gauss rule
+	// is exact only for an orthonormal basis. The first pass also takes
+	// off α v and the previous β term.
+	k := j + 1
+	for range 2 {
+		bl.Dgemv(gblas.NoTrans, k, n, 1, lr.basis[i], n, w, 1, 0, lr.coef, 1)
+		bl.Dgemv(gblas.Trans, k, n, -1, lr.basis[i], n, lr.coef, 1, 1, w, 1)
+	}
+	b := bl.Dnrm2(n, w, 1)
+	// An invariant subspace, to rounding: the rule with the nodes so far
+	// is exact for every polynomial.
+	if !(b > 1e-12*jacobiScale(lr.alpha[i], lr.beta[i], a)) {
+		lr.done[i] = true
+		clear(next)
+		return
+	}
+	lr.beta[i] = append(lr.beta[i], b)
+	bl.Dscal(n, 1/b, w, 1)
+	copy(next, w)
+	lr.basis[i] = append(lr.basis[i], w...)
 }
 
 // jacobiScale is the scale of a Jacobi matrix from its entries so far,
