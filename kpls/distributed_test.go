@@ -9,21 +9,20 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/localcomm"
 )
 
-// onRanks runs f on size goroutine ranks, each with a context that makes
-// its fits build their kernel matrix distributed over the group, and
-// returns each rank's result.
-func onRanks[R any](t *testing.T, size int, f func(ctx context.Context) (R, error)) []R {
+// onRanks runs f on size goroutine ranks, each with the communicator
+// that makes its fits (Options.Comm) build their kernel matrix
+// distributed over the group, and returns each rank's result.
+func onRanks[R any](t *testing.T, size int, f func(comm Comm) (R, error)) []R {
 	t.Helper()
 	comms := localcomm.New(size)
 	out := make([]R, size)
 	errs := make([]error, size)
 	var wg sync.WaitGroup
 	for p := range size {
-		wg.Go(func() { out[p], errs[p] = f(kernelop.WithComm(context.Background(), comms[p])) })
+		wg.Go(func() { out[p], errs[p] = f(comms[p]) })
 	}
 	wg.Wait()
 	for p, err := range errs {
@@ -62,7 +61,9 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 						bands []bandValue
 					}
 					// Bands multiply by the kernel matrix too, so every rank asks for them.
-					res := onRanks(t, size, func(ctx context.Context) (fitted, error) {
+					res := onRanks(t, size, func(comm Comm) (fitted, error) {
+						ctx, o := context.Background(), o
+						o.Comm = comm
 						m, err := Fit(ctx, x, y, o)
 						if err != nil {
 							return fitted{}, err
@@ -101,7 +102,11 @@ func TestDistributedSelectReproducesOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, size := range []int{2, 3} {
-		sels := onRanks(t, size, func(ctx context.Context) (*Selection, error) { return Select(ctx, x, y, so) })
+		sels := onRanks(t, size, func(comm Comm) (*Selection, error) {
+			so := so
+			so.Comm = comm
+			return Select(context.Background(), x, y, so)
+		})
 		for p, sel := range sels {
 			if len(sel.Table) != len(ref.Table) || sel.Best.Width() != ref.Best.Width() || sel.Best.M != ref.Best.M {
 				t.Fatalf("ranks=%d rank %d: %d cells, best width %v m %d; one process: %d, %v, %d",
@@ -134,7 +139,11 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 	if ref.mean() == nil || len(ref.mean().Members()) < 2 {
 		t.Fatal("one process: no mean of several models")
 	}
-	sels := onRanks(t, 2, func(ctx context.Context) (*Selection, error) { return Select(ctx, x, y, so) })
+	sels := onRanks(t, 2, func(comm Comm) (*Selection, error) {
+		so := so
+		so.Comm = comm
+		return Select(context.Background(), x, y, so)
+	})
 	for p, sel := range sels {
 		if sel.Passes != ref.Passes {
 			t.Errorf("rank %d: %d passes, one process %d", p, sel.Passes, ref.Passes)

@@ -205,12 +205,12 @@ func (f *fitter) build(ctx context.Context, s Storage, limit int64) (kernelop.Op
 	}
 	op, err := buildOperator(ctx, kernelBuild{
 		kernel: f.opts.Kernel, x: f.x, n: f.n, d: f.d, storage: s, limit: limit,
-		backend: f.opts.Backend, buf: f.buf, means: means, progress: f.report(StageKernel),
+		backend: f.opts.Backend, buf: f.buf, means: means, progress: f.report(StageKernel), comm: f.opts.Comm,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if comm := kernelop.CommFrom(ctx); comm != nil && s != StorageFeatures {
+	if comm := f.opts.Comm; comm != nil && s != StorageFeatures {
 		// Over MPI ranks each rank holds its share of the tiles in float64,
 		// cached within the limit (hybrid) or recomputed (matrix-free).
 		if held := Storage(op.Kind()); held != s {

@@ -175,6 +175,7 @@ type kernelBuild struct {
 	buf      *kernelBuffer
 	means    *kernelop.Stats // the column means of an earlier build over the same rows, or nil
 	progress func(done, total int)
+	comm     Comm // the ranks to spread the products over (Options.Comm), or nil
 }
 
 // buildOperator builds K_c of the standardised inputs in the storage
@@ -194,7 +195,7 @@ func buildOperator(ctx context.Context, kb kernelBuild) (kernelop.Operator, erro
 	}
 	var op kernelop.Operator
 	var err error
-	comm := kernelop.CommFrom(ctx)
+	comm := kb.comm
 	switch {
 	case comm != nil && kb.storage != StorageFeatures:
 		// Over several processes each rank holds its share of the
@@ -270,7 +271,7 @@ func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
 		// A cancelled context must not poison the model for later calls.
 		m.op, m.opErr = buildOperator(context.WithoutCancel(ctx), kernelBuild{
 			kernel: m.opts.Kernel, x: m.x, n: m.n, d: m.d, storage: s, limit: limit,
-			backend: m.opts.Backend, buf: new(kernelBuffer), progress: func(int, int) {},
+			backend: m.opts.Backend, buf: new(kernelBuffer), progress: func(int, int) {}, comm: m.opts.Comm,
 		})
 		if m.opErr == nil && m.wt != nil {
 			m.op, m.opErr = newWeightedOp(context.WithoutCancel(ctx), m.op, m.wt, kernelDiag(m.opts.Kernel, m.x, m.n, m.d))

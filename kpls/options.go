@@ -116,6 +116,23 @@ type Options struct {
 	// Progress, if not nil, is called as long work advances. It is called
 	// from the goroutine that called Fit or Select and must be fast.
 	Progress func(Progress) `json:"-"`
+	// Comm, if not nil, spreads the kernel matrix's products over the
+	// ranks of a group of processes (an MPI communicator; the command's
+	// mpi build): every rank calls Fit or Select with the same data and
+	// options and gets the same model. Not saved with a model: a loaded
+	// model's bands run in one process.
+	Comm Comm `json:"-"`
+}
+
+// Comm is a group of processes that fit together (Options.Comm). Every
+// rank makes the same calls in the same order.
+type Comm interface {
+	Rank() int
+	Size() int
+	// AllreduceSum replaces buf, on every rank, by the element-wise sum
+	// of every rank's buf, bit for bit the same on every rank (so that
+	// the ranks' fits never diverge).
+	AllreduceSum(buf []float64) error
 }
 
 // Progress reports how far long work has come.

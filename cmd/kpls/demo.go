@@ -196,7 +196,7 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	xtr, ytr := pick(cfg.x, cfg.y, d, trainIdx)
 	xte, yte := pick(cfg.x, cfg.y, d, testIdx)
 	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: cfg.seed,
-		FeatureNames: cfg.names[:d], TargetName: cfg.names[d], Backend: cfg.backend, Progress: prog.Callback()}
+		FeatureNames: cfg.names[:d], TargetName: cfg.names[d], Backend: cfg.backend, Progress: prog.Callback(), Comm: ranks}
 	opts.Criterion = kpls.GCV
 	sel, err := kpls.Select(ctx, mat.NewDense(cfg.rows, d, xtr), ytr,
 		kpls.SelectOptions{Options: opts, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, MaxComponents: demoKinMaxComponents})
@@ -334,7 +334,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 	sd := sim.Sinc(demoSincN, seed)
 	x, ys := sd.Matrix(), sd.Y
 	base := kpls.Options{Components: demoComponents, Lanczos: demoLanczos, RawFeatures: true, Seed: seed,
-		FeatureNames: []string{"x"}, TargetName: "y", Backend: cfg.backend, Progress: prog.Callback()}
+		FeatureNames: []string{"x"}, TargetName: "y", Backend: cfg.backend, Progress: prog.Callback(), Comm: ranks}
 	o := base
 	o.DoF = kpls.DoFApprox
 	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths, o))

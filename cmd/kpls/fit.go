@@ -111,6 +111,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if err := checkOutput("--model", cfg.modelOut, "--data", cfg.mf.Data); err != nil {
 		return nil, err
 	}
+	opts.Comm = ranks
 	cfg.opts = opts
 	return cfg, nil
 }

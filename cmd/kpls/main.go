@@ -27,6 +27,7 @@ import (
 	"runtime/debug"
 
 	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/kpls"
 )
 
 var program = cli.Program{
@@ -48,11 +49,13 @@ Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
 }
 
 // In an MPI build (mpi.go, the mpi build tag) every rank runs the whole
-// command; mpiRanks is their number (0 in the default build), primary is
+// command; mpiRanks is their number (0 in the default build), ranks their
+// communicator, which every fit takes (kpls.Options.Comm), primary is
 // false on the ranks other than 0, which write no files, and finish ends
 // MPI on the way out.
 var (
 	mpiRanks = 0
+	ranks    kpls.Comm
 	primary  = true
 	finish   = func(code int) int { return code }
 )

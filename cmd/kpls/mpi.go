@@ -4,14 +4,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/kpls-go/kpls/cmd/cli/fitflags"
 	"github.com/kpls-go/kpls/internal/dataset"
-	"github.com/kpls-go/kpls/internal/kernelop"
 	"github.com/kpls-go/kpls/internal/mpi"
 )
 
@@ -29,7 +27,7 @@ func init() {
 	}
 	mpiRanks = w.Size()
 	primary = w.Rank() == 0
-	program.Context = func(ctx context.Context) context.Context { return kernelop.WithComm(ctx, w) }
+	ranks = w
 	var errTail *tail
 	if !primary {
 		errTail = &tail{}

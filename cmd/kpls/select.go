@@ -278,6 +278,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
 		return nil, err
 	}
+	opts.Comm = ranks
 	cfg.opts = opts
 	return cfg, nil
 }

@@ -3,7 +3,8 @@ package kernelop
 import "context"
 
 // Comm is what an operator spread over several processes needs from them:
-// MPI's communicator (internal/mpi), or an in-process one in tests.
+// MPI's communicator (internal/mpi), or an in-process one in tests,
+// through kpls.Options.Comm.
 // Every rank calls the same methods in the same order (the fit above the
 // operator runs the same on every rank).
 type Comm interface {
@@ -40,20 +41,4 @@ func NewDistributed(ctx context.Context, rows Rows, budgetBytes int64, buf []flo
 		kind = KindMatrixFree
 	}
 	return newTiled(ctx, rows, budgetBytes, buf, kind, comm, progress)
-}
-
-type commKey struct{}
-
-// WithComm returns a context under which kpls builds the kernel operators
-// of its fits distributed over comm (NewDistributed), except for the
-// linear kernel's features, whose products cost O(nd). The command's MPI
-// build sets it once for the whole run; tests set it per goroutine rank.
-func WithComm(ctx context.Context, comm Comm) context.Context {
-	return context.WithValue(ctx, commKey{}, comm)
-}
-
-// CommFrom returns the Comm of WithComm, or nil.
-func CommFrom(ctx context.Context) Comm {
-	c, _ := ctx.Value(commKey{}).(Comm)
-	return c
 }
