@@ -39,7 +39,7 @@ const bandChunk = 128
 // evaluation, checked on α_m = s_m(K) y_c.
 const unreliableTol = 1e-6
 
-// PredictBands returns predictions for the rows of x with first-order
+// predictBands returns predictions for the rows of x with first-order
 // confidence intervals f(x) ± z·se(x), se(x)² = s²(‖H_mᵀk_c(x)‖² + 1/n),
 // where H_m = ∂α_m/∂y and s is the noise level NoiseLevel(comp): σ̂_m from
 // the model's DoF or, where cross-validation chose comp, the RMSECV if
@@ -59,7 +59,7 @@ func (m *Model) predictBands(ctx context.Context, x mat.Matrix, comp int, opt ba
 	})
 }
 
-// TrainingBands returns the fitted values at the training points with
+// trainingBands returns the fitted values at the training points with
 // their confidence intervals (as PredictBands at the training inputs).
 func (m *Model) trainingBands(ctx context.Context, comp int, opt bandOpts) ([]bandValue, error) {
 	if err := m.checkComponents(comp); err != nil {

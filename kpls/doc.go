@@ -5,26 +5,38 @@
 //
 // # Overview
 //
+// Fit, Select and Load give a Predictor: a *Model, or a *Mean of models.
+// Either predicts with one call,
+//
+//	p, err := pred.Predict(ctx, x, kpls.PredictOptions{Uncertainty: kpls.PredictionInterval, Level: 0.95})
+//
+// which returns the predictions (Prediction.Yhat) and, as asked, the
+// limits of a confidence band for f(x) or a prediction interval for a new
+// y, and the extrapolation diagnostics (from the predictions' own kernel
+// vectors; with a band, the kernel vectors are computed once more, which
+// costs O(n·d) per point against the band's O(m·n²) per block). A model predicts with the m its fit chose (Model.Chosen);
+// Model.At(m) is the model predicting with another m. Save writes any
+// predictors to one model file and Load reads every file any version
+// wrote.
+//
 // Fit runs kernel NIPALS (two-pass Gram–Schmidt) once and keeps every
 // number of components m up to Options.Components: predictions, RSS,
 // degrees of freedom (DoF), σ̂ and the GCV, AIC, BIC and gMDL criteria for
-// each m, and records the m that Options.Criterion chooses (Model.Chosen).
-// Select chooses the kernel (RBF widths and the linear kernel), the width
-// and m by k-fold cross-validation (the default) or a DoF criterion,
-// extending the components and the default widths while the choice sits at
-// an edge, and returns the whole table with the winner's model; with
-// SelectOptions.AverageWithin also a Mean, the mean of the models of the
-// grid points within that margin of the best that stacked regression
-// weighs (SelectOptions.AverageBy). PredictBands gives pointwise
-// confidence intervals for f(x) and PredictIntervals prediction intervals
-// for a new y, through the paper's Ritz polynomial where it holds and by
-// reverse-mode differentiation of the fit where it does not. Reach,
-// RangeExcess and Leverage say where a prediction extrapolates: far from
-// the training rows, beyond a feature's range, or farther along the
-// model's score directions than any training row (leverage above 1);
-// PredictOutside applies the rules by which `kpls predict` flags a point.
-// Options.Weights gives rows frequency weights. Save, Load and LoadMeans
-// read and write model files. The maths is in docs/design.md.
+// each m (Model.Stats), and records the m that Options.Criterion chooses.
+// Select chooses the kernel (RBF widths, Laplacian widths and the linear
+// kernel), the width and m by k-fold cross-validation (the default) or a
+// DoF criterion, extending the components and the default widths while
+// the choice sits at an edge, and returns the whole table with the
+// winner's model; by default its Predictor is the mean of the models of
+// the grid points within DefaultAverageWithin of the best that stacked
+// regression weighs (SelectOptions.AverageBy; AverageNone turns it off).
+// Bands and intervals go through the paper's Ritz polynomial where it
+// holds and by reverse-mode differentiation of the fit where it does not.
+// The diagnostics (Extrapolation) say where a prediction extrapolates: far
+// from the training rows, beyond a feature's range, or farther along the
+// model's score directions than any training row (leverage above 1).
+// Options.Weights gives rows frequency weights; Options.Comm spreads a fit
+// over the ranks of a group of processes. The maths is in docs/design.md.
 //
 // # Conventions
 //
@@ -36,7 +48,7 @@
 //   - DoF include the intercept's +1. Stats.DoF is unclipped; the value
 //     clipped to [1, n−1] feeds σ̂ = √(RSS/(n−DoF)) and the criteria.
 //   - The variance of f(x) is σ̂²(‖H_mᵀk_c(x)‖² + 1/n) with H_m = ∂α_m/∂y;
-//     BandOptions.NoIntercept drops the 1/n as the paper does.
+//     PredictOptions.NoIntercept drops the 1/n as the paper does.
 //
 // # Degrees of freedom
 //
@@ -66,8 +78,8 @@
 // The Krylov space is exhausted in float64 long before n components. The
 // fit stops when Gram–Schmidt leaves less than 1e-8 of a new direction,
 // when the residuals lose K-orthogonality beyond 1e-4, or when the Ritz
-// values span more than 1e9 (θ_max/θ_min); Model.Components
-// reports how many components are valid, and Model.Warnings why it stopped.
+// values span more than 1e9 (θ_max/θ_min); Model.Stats holds the valid
+// components (m = 0 … M), and Model.Warnings says why it stopped.
 //
 // # Memory
 //
@@ -79,7 +91,8 @@
 // hybrid (cached within the limit, the rest recomputed per product), or
 // matrix-free. The linear kernel is held through its centred inputs
 // instead (features: 8nd bytes, products in O(nd)), whatever n.
-// Options.Storage forces one; Model.Storage reports the one used. Automatic storage does not keep a float32 fit whose DoF float32
+// Options.Storage forces one; Summary.Storage reports the one used.
+// Automatic storage does not keep a float32 fit whose DoF float32
 // could move (one that stops early, near breakdown): it refits in float64
 // on hybrid storage and warns (WarnStorage); where only the extra Lanczos
 // steps are past float32's resolution, it runs those in float64 without
@@ -87,7 +100,8 @@
 //
 // # Concurrency
 //
-// A Model is immutable after Fit or Load and safe for concurrent use. The
+// A Model and a Mean are immutable after Fit, Select or Load and safe for
+// concurrent use. The
 // centred kernel matrix behind confidence bands is built once, on first
 // use, for a loaded model, and q_m(K)·T_m (m×n) once for each m that bands
 // are asked for; both are caches behind a sync.Once and a mutex, invisible

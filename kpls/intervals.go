@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// PredictIntervals returns predictions for the rows of x with prediction
+// predictIntervals returns predictions for the rows of x with prediction
 // intervals for a new observation y = f(x) + ε at each: ŷ ± z·se_y with
 //
 //	se_y(x)² = se(x)² + s²,
@@ -30,7 +30,7 @@ func (m *Model) predictIntervals(ctx context.Context, x mat.Matrix, comp int, op
 	return bands, nil
 }
 
-// NoiseLevel returns the noise level s of the bands and intervals for
+// noiseLevel returns the noise level s of the bands and intervals for
 // comp components (comp in 0..ValidComponents), and whether it is the
 // chosen m's RMSECV rather than σ̂_m = √(RSS_m/(n − DoF_m)): the RMSECV is
 // taken where cross-validation chose comp (Select) and σ̂ is smaller or

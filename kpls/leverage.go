@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Leverage returns, for every row of x, its leverage in the model's score
+// leverage returns, for every row of x, its leverage in the model's score
 // space at comp components,
 //
 //	h(x) = 1/N + Σ_{a ≤ comp} t_a(x)²,  t_a(x) = k_c(x)ᵀg_a,
@@ -52,7 +52,7 @@ func (m *Model) leverageRows(lev, c, scores []float64, rows, comp, r0 int) error
 	return nil
 }
 
-// Leverage returns, for every row of x, the largest leverage over the
+// leverage returns, for every row of x, the largest leverage over the
 // mean's members, each at its chosen m (Model.Leverage): the mean's
 // prediction extrapolates where any member's does.
 func (a *Mean) leverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
@@ -60,7 +60,7 @@ func (a *Mean) leverage(ctx context.Context, x mat.Matrix) ([]float64, error) {
 	return lev, err
 }
 
-// PredictDiagnostics returns Predict's predictions, the first member's
+// predictDiagnostics returns Predict's predictions, the first member's
 // max_i k(x, x_i) (Model.Reach; the first member is the model the search
 // chose) and Leverage's largest leverage over the members, from one
 // kernel vector per member and row.

@@ -142,7 +142,7 @@ func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
 // M is −1: each member has its own m.
 func (a *Mean) Stats() Stats { return a.stats }
 
-// TrainingFit returns the root mean squared error and R² of the mean fit
+// trainingFit returns the root mean squared error and R² of the mean fit
 // on its training rows (weighted, with N = Σw, for weighted models).
 func (a *Mean) trainingFit() (rmse, r2 float64) {
 	m := a.members[0]
@@ -174,7 +174,7 @@ func (a *Mean) predict(ctx context.Context, x mat.Matrix) ([]float64, error) {
 	return mean, nil
 }
 
-// PredictBands returns the mean's predictions for the rows of x with
+// predictBands returns the mean's predictions for the rows of x with
 // first-order confidence intervals ŷ ± z·se(x),
 //
 //	se(x)² = s²(‖(1/K) Σ_k H_kᵀk_{c,k}(x)‖² + 1/n),
@@ -261,7 +261,7 @@ func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, r
 	return nil
 }
 
-// PredictIntervals returns the mean's predictions for the rows of x with
+// predictIntervals returns the mean's predictions for the rows of x with
 // prediction intervals for a new observation: the band's variance plus
 // s² of NoiseLevel, as Model.PredictIntervals.
 func (a *Mean) predictIntervals(ctx context.Context, x mat.Matrix, opt bandOpts) ([]bandValue, error) {
@@ -275,7 +275,7 @@ func (a *Mean) predictIntervals(ctx context.Context, x mat.Matrix, opt bandOpts)
 	return bands, nil
 }
 
-// NoiseLevel returns the noise level s of the mean's bands and intervals,
+// noiseLevel returns the noise level s of the mean's bands and intervals,
 // and whether it is the members' root mean RMSECV² rather than the mean
 // fit's σ̂: as Model.NoiseLevel, the RMSECV is taken when cross-validation
 // chose every member and σ̂ is smaller or unknown (Select fits the mean's

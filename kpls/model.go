@@ -117,19 +117,19 @@ func (m *Model) Options() Options {
 	return o
 }
 
-// Storage returns how the fit held the kernel matrix (dense, float32,
+// storageKind returns how the fit held the kernel matrix (dense, float32,
 // hybrid or matrix-free; see Options.Storage).
 func (m *Model) storageKind() Storage { return m.storage }
 
 // N returns the number of training points; D the number of features.
 
-// ValidComponents returns the number of valid components: every m from
+// validComponents returns the number of valid components: every m from
 // 0 to it can be used for prediction. It is at most Options.Components,
 // the number asked for, and fewer where the fit stopped early (Stop).
 // The m predictions use by default is Chosen().M.
 func (m *Model) validComponents() int { return m.valid }
 
-// LanczosSteps returns the number of Lanczos steps behind the approximate DoF.
+// lanczosSteps returns the number of Lanczos steps behind the approximate DoF.
 func (m *Model) lanczosSteps() int { return m.lanczos }
 
 // Stats returns the fit statistics for m = 0..ValidComponents().
@@ -139,7 +139,7 @@ func (m *Model) Stats() []Stats { return append([]Stats(nil), m.stats...) }
 // breakdown, unreliable DoF), each with a code.
 func (m *Model) Warnings() []Warning { return append([]Warning(nil), m.warns...) }
 
-// Stop returns why the fit ran fewer Krylov steps than it was asked for;
+// stopped returns why the fit ran fewer Krylov steps than it was asked for;
 // the zero Stop if it did not. Models loaded from files of format version
 // 2 or older have the zero Stop (their warnings say it in words).
 func (m *Model) stopped() Stop { return m.stop }
@@ -205,7 +205,7 @@ func (m *Model) checkComponents(comp int) error {
 	return nil
 }
 
-// TrainingFit returns the root mean squared error and R² of the fit with
+// trainingFit returns the root mean squared error and R² of the fit with
 // comp components on the training data; NaN outside 0..ValidComponents().
 func (m *Model) trainingFit(comp int) (rmse, r2 float64) {
 	if comp < 0 || comp > m.valid {
@@ -219,7 +219,7 @@ func (m *Model) trainingFit(comp int) (rmse, r2 float64) {
 	return math.Sqrt(rss / m.total()), 1 - rss/tss
 }
 
-// Weights returns the frequency weights of the rows the model was fitted
+// weights returns the frequency weights of the rows the model was fitted
 // to (those of positive weight, in their order), nil for an unweighted
 // fit.
 func (m *Model) weights() []float64 {

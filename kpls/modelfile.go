@@ -186,7 +186,7 @@ func (m *Model) save(w io.Writer) error {
 	return saveModels(w, nil, []*Model{m})
 }
 
-// MarshalBinary encodes the model as Save writes it.
+// marshal encodes the model as Save writes it.
 func (m *Model) marshal() ([]byte, error) {
 	f, err := newFileWriter(nil, []*Model{m}, nil)
 	if err != nil {
@@ -200,7 +200,7 @@ func (m *Model) marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// SaveModels writes several models to one file, each under its name:
+// saveModels writes several models to one file, each under its name:
 // typically one model per target, all fitted to the same training inputs,
 // which the file then holds once (any array equal bit for bit to an
 // earlier one is stored once). names is nil (no names) or has one name per
@@ -226,7 +226,7 @@ func loadModel(r io.Reader) (*Model, error) {
 	return m, nil
 }
 
-// LoadModels reads a model file of any format version: the models it
+// loadModels reads a model file of any format version: the models it
 // holds and their names (empty where the file gives none). Files of
 // format versions 1–3 hold one unnamed model. Models read from one file
 // share the arrays the file stores once. A file holding a mean of
@@ -243,7 +243,7 @@ func loadModels(r io.Reader) (names []string, models []*Model, err error) {
 	return f.names, f.models, nil
 }
 
-// UnmarshalBinary decodes a model file holding one model into m, which
+// unmarshal decodes a model file holding one model into m, which
 // must be new.
 func (m *Model) unmarshal(b []byte) error {
 	_, err := load(bytes.NewReader(b), m)

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// SaveMeans writes means to one file, each under its name: typically one
+// saveMeans writes means to one file, each under its name: typically one
 // mean per target (Select with SelectOptions.AverageWithin), all of
 // models fitted to the same training inputs, which the file holds once.
 // names is nil (no names) or has one name per mean; the names that are
@@ -49,7 +49,7 @@ func saveMeans(w io.Writer, names []string, means []*Mean) error {
 	return f.write(w)
 }
 
-// LoadMeans reads a model file of any format version: the means it holds
+// loadMeans reads a model file of any format version: the means it holds
 // and their names (empty where the file gives none). In a file without
 // means (format versions 1–4) each model is a mean of itself alone, which
 // predicts with the model's chosen m.

@@ -27,7 +27,7 @@ type Extrapolation struct {
 	Far, HighLeverage, Count int
 }
 
-// PredictOutside predicts the rows of x with comp components, as Predict
+// predictOutside predicts the rows of x with comp components, as Predict
 // does, and says which of them the model extrapolates to. Predictions,
 // reach and leverage come from one kernel vector per row
 // (PredictDiagnostics): it costs O(n·(d + comp)) per row where Predict
@@ -44,7 +44,7 @@ func (m *Model) predictOutside(ctx context.Context, x mat.Matrix, comp int) ([]f
 	return yhat, ex, nil
 }
 
-// PredictOutside predicts the rows of x with the mean, as Predict does,
+// predictOutside predicts the rows of x with the mean, as Predict does,
 // and says which of them it extrapolates to: by the distance rule of its
 // first model (the members share the training inputs) or by a leverage
 // above the limit in any member's score space (Mean.Leverage).

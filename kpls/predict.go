@@ -14,7 +14,7 @@ import (
 // predictChunk bounds the rows of cross-kernel matrix held at once.
 const predictChunk = 256
 
-// Predict returns ȳ + k_c(x)ᵀα_comp for every row of x, in row order. The
+// predictAt returns ȳ + k_c(x)ᵀα_comp for every row of x, in row order. The
 // rows are standardised and the kernel vectors centred with the training
 // statistics. The context is checked between blocks of predictChunk rows.
 func (m *Model) predictAt(ctx context.Context, x mat.Matrix, comp int) ([]float64, error) {
@@ -29,14 +29,14 @@ func (m *Model) predictAt(ctx context.Context, x mat.Matrix, comp int) ([]float6
 	return out, nil
 }
 
-// PredictTo is Predict writing into dst, which must have one element per
+// predictDst is Predict writing into dst, which must have one element per
 // row of x: a service predicting in a loop allocates nothing per row but
 // the kernel rows. dst is unspecified after an error.
 func (m *Model) predictDst(ctx context.Context, dst []float64, x mat.Matrix, comp int) error {
 	return m.predictTo(ctx, dst, nil, nil, x, comp)
 }
 
-// PredictReach returns Predict's predictions and Reach's max_i k(x, x_i)
+// predictReach returns Predict's predictions and Reach's max_i k(x, x_i)
 // for the rows of x, both from one kernel vector per row: a caller that
 // flags extrapolation (kpls predict) computes the kernel vectors once
 // instead of twice. The predictions are Predict's, bit for bit.
@@ -52,7 +52,7 @@ func (m *Model) predictReach(ctx context.Context, x mat.Matrix, comp int) (yhat,
 	return yhat, reach, nil
 }
 
-// PredictDiagnostics returns Predict's predictions, Reach's
+// predictDiagnostics returns Predict's predictions, Reach's
 // max_i k(x, x_i) and Leverage's h(x) at comp components for the rows of
 // x, all from one kernel vector per row: what kpls predict reports and
 // flags extrapolation by. The predictions are Predict's, bit for bit.
@@ -138,7 +138,7 @@ func rowMax(v []float64) float64 {
 	return max(b[0], b[1], b[2], b[3])
 }
 
-// PredictEvery returns the predictions of every m = 0..ValidComponents() for
+// predictEvery returns the predictions of every m = 0..ValidComponents() for
 // the rows of x: row i, column m is ȳ + k_c(x_i)ᵀα_m. One cross-kernel
 // matrix serves every m.
 func (m *Model) predictEvery(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {

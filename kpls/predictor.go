@@ -51,7 +51,7 @@ type PredictOptions struct {
 	// the paper does.
 	NoIntercept bool
 	// Diagnostics asks which points the predictor extrapolates to
-	// (Prediction.Extrapolation), from the same kernel vectors.
+	// (Prediction.Extrapolation): O(n·(d + m)) per point and member.
 	Diagnostics bool
 	// Progress, if not nil, is called as the points' bands advance
 	// (StageBands), from the calling goroutine.

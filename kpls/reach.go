@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Reach returns, for every row of x, max_i k(x, x_i) over the training
+// reach returns, for every row of x, max_i k(x, x_i) over the training
 // inputs, computed on standardised features as the model's kernel is.
 //
 // For the RBF kernel it lies in (0, 1] and measures how close the nearest
@@ -38,7 +38,7 @@ func (m *Model) reach(x mat.Matrix) ([]float64, error) {
 	return out, nil
 }
 
-// RangeExcess returns, for every row of x, how far it lies beyond the box
+// rangeExcess returns, for every row of x, how far it lies beyond the box
 // spanned by the training inputs: the largest over features j of the
 // distance of x_j outside [min_i x_ij, max_i x_ij], in units of that
 // feature's training range (max − min). It is 0 inside the box; a feature
