@@ -107,6 +107,11 @@ func TestOutput(t *testing.T) {
 	if got := strings.Join(strings.Fields(b.String()), ""); got != "[1.5,null,0.1]" {
 		t.Errorf("got %s", got)
 	}
+	for v, want := range map[float64]string{1.0 / 3: "0.3333", 123456.7: "123457", 0.000123456: "0.0001235", 2.5e12: "2.5e+12", nanOf(): "—", 42: "42"} {
+		if got := Round(v); got != want {
+			t.Errorf("Round(%v) = %q, want %q", v, got, want)
+		}
+	}
 	if Cell(nanOf()) != "—" || Cell(1.0/3) != "0.333333" {
 		t.Errorf("Cell: %q, %q", Cell(nanOf()), Cell(1.0/3))
 	}
