@@ -242,7 +242,7 @@ func TestSelectJSONContract(t *testing.T) {
 		t.Errorf("best = %v", doc.Best)
 	}
 
-	code, out, _ = kplsRun(t, "select", "--data", p, "--widths", "0.5,2", "--components", "3", "--criterion", "bic", "--dof", "lanczos")
+	code, out, _ = kplsRun(t, "select", "--data", p, "--widths", "0.5,2", "--components", "3", "--criterion", "bic", "--dof", "lanczos", "--grid")
 	if code != 0 || !strings.Contains(out, "<= best") {
 		t.Errorf("exit %d, human output:\n%s", code, out)
 	}

@@ -552,7 +552,7 @@ func describeExtrap(ex extrapJSON) string {
 	if ex.Measure == "max_k" {
 		far = fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
 	}
-	return fmt.Sprintf("%s, or a leverage above %g, which no training row has: %d points", far, ex.LeverageLimit, ex.HighLeverage)
+	return fmt.Sprintf("%s, or a leverage above %g, which no training row has: %s", far, ex.LeverageLimit, count(ex.HighLeverage, "point"))
 }
 
 func bandsCaveat(withBands bool) string {
@@ -594,6 +594,9 @@ func idColumn(doc predictJSON, t *dataset.Table) string {
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
