@@ -464,6 +464,11 @@ func TestDemoReduced(t *testing.T) {
 	if !strings.Contains(stderr, "winner") {
 		t.Errorf("with --json the summary goes to stderr; got\n%s", stderr)
 	}
+	// The sinc part stays out of the regimes where the Krylov space runs
+	// out and the DoF fall below 1.
+	if len(doc.Sinc.Warnings) != 0 || !(float64(doc.Sinc.Best.DoF) >= 1) {
+		t.Errorf("sinc: warnings %q, chosen DoF %v", doc.Sinc.Warnings, doc.Sinc.Best.DoF)
+	}
 }
 
 func TestProgressLinesAndLinearDefaults(t *testing.T) {
