@@ -565,7 +565,11 @@ func (s *selector) search(scanned map[string]bool) error {
 		}
 		if c.why != "" {
 			b := s.points[c.best]
-			w := warnf(WarnWidthAtEdge, "the best %s width %g is at the edge of the grid after %d extensions: %s", b.kernel.Name(), b.width(), len(c.grid)-c.first, c.why)
+			ext := "extensions"
+			if len(c.grid)-c.first == 1 {
+				ext = "extension"
+			}
+			w := warnf(WarnWidthAtEdge, "the best %s width %g is at the edge of the grid after %d %s: %s", b.kernel.Name(), b.width(), len(c.grid)-c.first, ext, c.why)
 			for _, t := range c.targets {
 				s.sels[t].Warnings = append(s.sels[t].Warnings, w)
 			}

@@ -46,3 +46,18 @@ func Cell(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
+
+// Round formats a number for reading: four significant digits, whole
+// numbers up to a billion without an exponent, "—" for an unknown value.
+// JSON keeps full precision.
+func Round(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "—"
+	case math.IsInf(v, 0):
+		return Cell(v)
+	case a >= 1e4 && a < 1e9:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

@@ -28,6 +28,8 @@ type Program struct {
 	About    string // one line after the name in the usage
 	Commands []Command
 	Notes    string // the usage's last paragraph (input files, exit status, ...)
+	// Version, if set, names the command that --version runs.
+	Version string
 	// Context, if set, wraps the context Main runs the command under (the
 	// MPI build attaches its communicator).
 	Context func(context.Context) context.Context
@@ -93,13 +95,13 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 		if name == "help" && len(args) > 1 {
 			return p.Run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
+		// The commands only: each command's --help lists its flags.
 		p.usage(stdout)
-		// Then every command's flags with their defaults.
-		for _, c := range p.Commands {
-			fmt.Fprintf(stdout, "\n%s\n", strings.Repeat("─", 72))
-			c.Run(ctx, &Env{Stdout: stdout, Stderr: io.Discard, Prog: p.Name}, []string{"--help"})
-		}
 		return ExitOK
+	case "-version", "--version":
+		if p.Version != "" {
+			name = p.Version
+		}
 	}
 	for _, c := range p.Commands {
 		if c.Name == name {
@@ -135,9 +137,23 @@ func (p *Program) report(ctx context.Context, stderr io.Writer, name string, err
 }
 
 // clean drops the library's "kpls: " prefixes from an error message, which
-// report prints once in front.
+// report prints once in front: at the start of the message and after a
+// ": " or "; " that ends another part of it. Anywhere else "kpls: " is part
+// of a name the message quotes (a file "kin.kpls", a column), which must
+// stay as given.
 func clean(err error) string {
-	return strings.ReplaceAll(err.Error(), "kpls: ", "")
+	const prefix = "kpls: "
+	msg := err.Error()
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if strings.HasPrefix(msg[i:], prefix) && (i == 0 || strings.HasSuffix(msg[:i], ": ") || strings.HasSuffix(msg[:i], "; ")) {
+			i += len(prefix)
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
 }
 
 func (p *Program) usage(w io.Writer) {

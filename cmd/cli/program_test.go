@@ -16,7 +16,7 @@ func testProgram() *Program {
 			return endAsTold(ctx, NewFlagSet(name, "[--how H]", "Does what --how says."), e, args)
 		}}
 	}
-	return &Program{Name: "prog", About: "a test.", Notes: "Notes.\n", Commands: []Command{cmd("do"), cmd("a-long-name")}}
+	return &Program{Name: "prog", About: "a test.", Notes: "Notes.\n", Commands: []Command{cmd("do"), cmd("a-long-name")}, Version: "do"}
 }
 
 // endAsTold is every test command: it ends as --how says.
@@ -62,13 +62,39 @@ func TestRunExitStatuses(t *testing.T) {
 		{context.Background(), []string{"help", "do"}, ExitOK, "(default ok)", "", ""},
 		{context.Background(), []string{"undo"}, ExitUsage, "", "prog: unknown command \"undo\"", ""},
 		{context.Background(), nil, ExitUsage, "", "  do           end one way\n  a-long-name  end one way\n\nNotes.\n", ""},
-		{context.Background(), []string{"--help"}, ExitOK, "Usage: prog a-long-name", "", ""},
+		{context.Background(), []string{"--help"}, ExitOK, "  do           end one way\n  a-long-name  end one way\n", "", ""},
+		{context.Background(), []string{"--version"}, ExitOK, "done", "", ""},
 	} {
 		var out, errb bytes.Buffer
 		code := testProgram().Run(c.ctx, c.args, &out, &errb)
 		if code != c.code || !strings.Contains(out.String(), c.stdout) || !strings.Contains(errb.String(), c.stderr) ||
 			c.stderrNot != "" && strings.Contains(errb.String(), c.stderrNot) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q and %q", c.args, code, out.String(), errb.String(), c.code, c.stdout, c.stderr)
+		}
+	}
+}
+
+// TestHelpShort: --help lists the commands, not every command's flags.
+func TestHelpShort(t *testing.T) {
+	var out bytes.Buffer
+	testProgram().Run(context.Background(), []string{"--help"}, &out, &out)
+	if strings.Contains(out.String(), "--how") {
+		t.Errorf("--help lists the flags:\n%s", out.String())
+	}
+}
+
+// TestCleanKeepsNames: only the library's own "kpls: " prefixes go; a
+// file name ending in kpls stays as given.
+func TestCleanKeepsNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"kpls: the target is constant":                         "the target is constant",
+		"--model trunc.kpls: kpls: not a valid model file":     "--model trunc.kpls: not a valid model file",
+		"--model kin.kpls: open kin.kpls: no such file":        "--model kin.kpls: open kin.kpls: no such file",
+		"--data x.csv: kpls: bad option; kpls: unknown kernel": "--data x.csv: bad option; unknown kernel",
+		"--model mykpls: kpls: kpls: doubled":                  "--model mykpls: doubled",
+	} {
+		if got := clean(errors.New(in)); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -80,6 +106,11 @@ func TestOutput(t *testing.T) {
 	}
 	if got := strings.Join(strings.Fields(b.String()), ""); got != "[1.5,null,0.1]" {
 		t.Errorf("got %s", got)
+	}
+	for v, want := range map[float64]string{1.0 / 3: "0.3333", 123456.7: "123457", 0.000123456: "0.0001235", 2.5e12: "2.5e+12", nanOf(): "—", 42: "42"} {
+		if got := Round(v); got != want {
+			t.Errorf("Round(%v) = %q, want %q", v, got, want)
+		}
 	}
 	if Cell(nanOf()) != "—" || Cell(1.0/3) != "0.333333" {
 		t.Errorf("Cell: %q, %q", Cell(nanOf()), Cell(1.0/3))

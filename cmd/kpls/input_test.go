@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -356,5 +357,69 @@ func TestPredictHighLeverage(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "1 of 2 points lie outside") || !strings.Contains(stderr, "a leverage above 1") {
 		t.Errorf("no warning of the high leverage: %s", stderr)
+	}
+}
+
+// TestPredictMissingTargets: a row without a target value is predicted
+// and left out of the scores only; rows keep the numbers of the file's
+// data rows when --drop-missing leaves a row out; a first column of row
+// names (R's write.csv) names the output rows; --target names the column
+// to score against.
+func TestPredictMissingTargets(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.kpls")
+	if code, _, stderr := kplsRun(t, "fit", "--data", writeFile(t, "train.csv", smallCSV(40)), "--width", "2", "--components", "3", "--model", model); code != 0 {
+		t.Fatal(stderr)
+	}
+	plain := writeFile(t, "p.csv", "a,b,y\n0.1,-1.5,NA\n0.3,,NA\n0.2,0.25,0.1\n-0.5,0.5,\n")
+	if code, _, stderr := kplsRun(t, "predict", "--model", model, "--data", plain); code != 1 || !strings.Contains(stderr, `line 3, column "b": missing value`) {
+		t.Errorf("a missing feature without --drop-missing: exit %d, %s", code, stderr)
+	}
+	code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", plain, "--drop-missing", "--json")
+	var doc predictJSON
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	var rows []int
+	for _, p := range doc.Predictions {
+		rows = append(rows, p.Row)
+	}
+	if !slices.Equal(rows, []int{1, 3, 4}) || doc.Dropped != 1 {
+		t.Errorf("rows %v, dropped %d, want rows 1, 3, 4 and one dropped", rows, doc.Dropped)
+	}
+	if tg := doc.Target; tg == nil || tg.Scored != 1 || tg.Missing != 2 || !(tg.RMSE >= 0) {
+		t.Errorf("target: %+v", doc.Target)
+	}
+	code, out, stderr = kplsRun(t, "predict", "--model", model, "--data", plain, "--drop-missing")
+	if code != 0 || !strings.Contains(out, "scored on 1 of 3 rows: 2 without a target value are predicted, not scored") ||
+		!strings.Contains(out, "1 row not predicted") || strings.Contains(out, "do not match") {
+		t.Errorf("text: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = kplsRun(t, "predict", "--model", model, "--data", plain, "--drop-missing", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[2], "3,") || !strings.HasSuffix(lines[1], ",false,") {
+		t.Errorf("csv:\n%s", out)
+	}
+
+	// R's write.csv: an empty first header cell over row names.
+	rcsv := writeFile(t, "r.csv", "\"\",\"obs\",\"b\",\"a\"\n\"5\",NA,-1.5,0.1\n\"25\",0.1,0.25,0.2\n\"27\",NA,0.5,-0.5\n")
+	code, out, stderr = kplsRun(t, "predict", "--model", model, "--data", rcsv, "--target", "obs", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || lines[0] != "id,yhat,outside,obs" || !strings.HasPrefix(lines[2], "25,") ||
+		!strings.Contains(stderr, `note: the first column "" is taken as row names (R's write.csv`) {
+		t.Errorf("row names: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"--data", rcsv, "--target", "zz"}, `no column "zz"`, 1},
+		{[]string{"--data", rcsv, "--target", "b"}, "one of the model's features", 2},
+		{[]string{"--data", rcsv, "--target", "obs,b"}, "one column per target", 2},
+		{[]string{"--data", writeFile(t, "q.csv", "a,q\n1,2\n")}, `missing feature "b"`, 1},
+	} {
+		code, _, stderr := kplsRun(t, append([]string{"predict", "--model", model}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %s; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
 	}
 }

@@ -41,7 +41,9 @@ var program = cli.Program{
 		{Name: "inspect", Summary: "print a model file's header: format, models, kernel, components, choice, arrays", Run: shaped(parseInspectFlags)},
 		{Name: "version", Summary: "print the module, Go and BLAS backend versions", Run: runVersion},
 	},
-	Notes: `Run 'kpls <command> --help' for the flags of a command and their defaults.
+	Version: "version",
+	Notes: `Run 'kpls <command> --help' for the flags of a command and their defaults;
+'kpls --version' is 'kpls version'.
 Input files are CSV with a header line; by default the last column is the target.
 With --json, stdout holds one JSON document only; tables, warnings and progress go to stderr.
 Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.

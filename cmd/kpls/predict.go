@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -79,6 +80,9 @@ func (d predictJSON) limits() bool { return d.Bands || d.Intervals }
 
 // predictionJSON is one prediction; se, lower and upper only with bands.
 type predictionJSON struct {
+	// Row is the data row of the input file it predicts (1-based, the
+	// header not counted), also where --drop-missing left rows out.
+	Row     int      `json:"row"`
 	ID      string   `json:"id,omitempty"`
 	Yhat    cli.Num  `json:"yhat"`
 	SE      *cli.Num `json:"se,omitempty"`
@@ -100,12 +104,16 @@ type extrapJSON struct {
 	Outside       int     `json:"outside"` // points flagged, by either rule
 }
 
-// targetJSON compares the predictions with a target column in the file.
+// targetJSON compares the predictions with a target column in the file:
+// over the rows that have a target value (Scored); the rows without one
+// (Missing) are predicted all the same.
 type targetJSON struct {
 	Name     string   `json:"name"`
 	RMSE     cli.Num  `json:"rmse"`
 	R2       cli.Num  `json:"r2"`
 	Coverage *cli.Num `json:"coverage,omitempty"` // share of targets inside the band; with bands only
+	Scored   int      `json:"scored"`
+	Missing  int      `json:"missing"`
 }
 
 // predictConfig is a checked `kpls predict` command line.
@@ -114,9 +122,10 @@ type predictConfig struct {
 	df          fitflags.Input
 	modelPath   string
 	data        string
-	comp        int  // -1: the model's recorded choice
-	withBands   bool // bands or intervals: se, lower and upper
-	intervals   bool // prediction intervals for a new y instead of bands for f(x)
+	target      string // --target: the columns to score against
+	comp        int    // -1: the model's recorded choice
+	withBands   bool   // bands or intervals: se, lower and upper
+	intervals   bool   // prediction intervals for a new y instead of bands for f(x)
 	level       float64
 	noIntercept bool
 	output      string
@@ -152,8 +161,11 @@ func noise(pred *kpls.Prediction, s kpls.Summary) *noiseJSON {
 func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	fs := cli.NewFlagSet("predict", "--model MODEL --data F.csv [flags]",
 		"Predicts every row of F.csv with a model saved by kpls fit --model (or select --model). Feature\n"+
-			"columns are matched by name; other columns are ignored unread. A target column in F.csv is not\n"+
-			"used for prediction: RMSE and R² (and with bands the coverage) are reported against it.\n"+
+			"columns are matched by name; other columns are ignored unread. A target column in F.csv (the\n"+
+			"model's, or --target) is not used for prediction: RMSE and R² (and with bands the coverage) are\n"+
+			"reported against it, over the rows that have a value there; a row without one is predicted all\n"+
+			"the same. Output rows are numbered by their data row in F.csv (or named by --id, or by a first\n"+
+			"column of row names as R's write.csv writes them).\n"+
 			"With --bands or --level, pointwise confidence bands yhat ± z·se, se² = s²(‖H_mᵀk_c(x)‖² + 1/n),\n"+
 			"s = σ̂ of the m used, or its RMSECV where select's cross-validation chose m and σ̂ is smaller\n"+
 			"(they need the n×n kernel matrix and m products with it per block of points; plain predictions\n"+
@@ -165,6 +177,7 @@ func parsePredictFlags(e *cli.Env, args []string) (*predictConfig, error) {
 	cfg := &predictConfig{}
 	fs.StringVar(&cfg.modelPath, "model", "", "model `file` written by kpls fit --model (required)")
 	fs.StringVar(&cfg.data, "data", "", "CSV `file` of points to predict, with a header naming the model's features (required); - reads standard input")
+	fs.StringVar(&cfg.target, "target", "", "target `columns` of F.csv to score the predictions against, one per target of the model; empty means the model's target names, where F.csv has them")
 	fs.IntVar(&cfg.comp, "components", -1, "number of components `m` to predict with; -1 means the model's recorded choice (how kpls select or fit chose it)")
 	bands := fs.Bool("bands", false, "compute confidence bands (se, lower, upper) at --level")
 	fs.BoolVar(&cfg.intervals, "intervals", false, "compute prediction intervals for a new observation y at --level instead of bands for f(x): the band's variance plus s² (s as for the bands)")
@@ -216,6 +229,12 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 			return nil, err
 		}
 	}
+	scoreAgainst := names
+	if cfg.target != "" {
+		if scoreAgainst, err = cfg.targets(len(ps)); err != nil {
+			return nil, err
+		}
+	}
 	// The predictors of one file share their inputs (kpls.Save), so the
 	// first one's feature names serve all.
 	s := ps[0].Summary()
@@ -223,9 +242,17 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 	if len(features) != s.D {
 		features = nil
 	}
-	t, present, err := cfg.df.ReadPrediction(cfg.data, features, names...)
+	t, present, err := cfg.df.ReadPrediction(cfg.data, features, scoreAgainst...)
 	if err != nil {
 		return nil, err
+	}
+	for i, c := range scoreAgainst {
+		if cfg.target != "" && !present[i] {
+			if slices.Contains(features, c) {
+				return nil, cli.Usagef("--target %q is one of the model's features", c)
+			}
+			return nil, fmt.Errorf("--target: %s has no column %q", t.File, c)
+		}
 	}
 	cfg.df.Note(e, t)
 	x, err := modelColumns(t, features, s.D)
@@ -241,14 +268,29 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 		}
 		part.name = names[i]
 		if present[i] {
-			if part.y, err = t.Select([]string{names[i]}); err != nil {
+			if part.y, err = t.Select([]string{scoreAgainst[i]}); err != nil {
 				return nil, err
 			}
-			part.doc.Target = compare(names[i], pred, part.y, cfg.withBands)
+			part.doc.Target = compare(scoreAgainst[i], pred, part.y, cfg.withBands)
 		}
 		r.parts = append(r.parts, part)
 	}
 	return r, nil
+}
+
+// targets is --target for a model file of q predictors.
+func (cfg *predictConfig) targets(q int) ([]string, error) {
+	var out []string
+	for _, c := range strings.Split(cfg.target, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			return nil, cli.Usagef("--target: empty column name in %q", cfg.target)
+		}
+		out = append(out, c)
+	}
+	if len(out) != q {
+		return nil, cli.Usagef("--target: %d columns for a model file of %d targets: give one column per target", len(out), q)
+	}
+	return out, nil
 }
 
 // atComponents is p with --components, when given: a mean of several
@@ -315,7 +357,7 @@ func (cfg *predictConfig) document(s kpls.Summary, t *dataset.Table, pred *kpls.
 		doc.Noise, doc.Level, doc.InterceptVariance = noise(pred, s), &pred.Level, &iv
 	}
 	for i, yhat := range pred.Yhat {
-		p := predictionJSON{Yhat: cli.Num(yhat), Outside: e.Outside[i], Leverage: cli.Num(e.Leverage[i])}
+		p := predictionJSON{Row: rowNumber(t, i), Yhat: cli.Num(yhat), Outside: e.Outside[i], Leverage: cli.Num(e.Leverage[i])}
 		if t.IDs != nil {
 			p.ID = t.IDs[i]
 		}
@@ -344,9 +386,6 @@ func (cfg *predictConfig) warnings(s kpls.Summary, t *dataset.Table, pred *kpls.
 		}
 		warns = append(warns, fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
 			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(cfg.withBands)))
-	}
-	if len(t.Dropped) > 0 && t.IDs == nil {
-		warns = append(warns, fmt.Sprintf("--drop-missing dropped %d rows, so row numbers do not match the file's: give --id to carry an identifier", len(t.Dropped)))
 	}
 	return warns
 }
@@ -443,12 +482,24 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 			fmt.Fprintf(w, "bands      %.4g %% confidence for f(x) (%s), %s\n", 100*cfg.level, noise, interceptNote(cfg.noIntercept))
 		}
 		if cfg.output != "" && i == len(r.parts)-1 {
-			fmt.Fprintf(w, "output     %d predictions (%s) written to %s\n", r.t.Rows, cfg.form, cfg.output)
+			fmt.Fprintf(w, "output     %s (%s) written to %s\n", count(r.t.Rows, "prediction"), cfg.form, cfg.output)
+		}
+		if len(r.t.Dropped) > 0 && i == len(r.parts)-1 {
+			fmt.Fprintf(w, "missing    %s not predicted: a feature is missing (--drop-missing); rows keep their numbers in %s\n", count(len(r.t.Dropped), "row"), r.t.File)
 		}
 		if tg := doc.Target; tg != nil {
-			fmt.Fprintf(w, "target     %q: RMSE %s, R² %s", tg.Name, cli.Cell(float64(tg.RMSE)), cli.Cell(float64(tg.R2)))
-			if tg.Coverage != nil {
-				fmt.Fprintf(w, ", %.1f %% inside the %s", 100*float64(*tg.Coverage), map[bool]string{false: "confidence bands", true: "prediction intervals"}[cfg.intervals])
+			fmt.Fprintf(w, "target     %q: ", tg.Name)
+			switch {
+			case tg.Scored == 0:
+				fmt.Fprintf(w, "no row has a value, nothing to score")
+			default:
+				fmt.Fprintf(w, "RMSE %s, R² %s", cli.Round(float64(tg.RMSE)), cli.Round(float64(tg.R2)))
+				if tg.Coverage != nil {
+					fmt.Fprintf(w, ", %.1f %% inside the %s", 100*float64(*tg.Coverage), map[bool]string{false: "confidence bands", true: "prediction intervals"}[cfg.intervals])
+				}
+			}
+			if tg.Missing > 0 {
+				fmt.Fprintf(w, " (scored on %d of %d rows: %d without a target value are predicted, not scored)", tg.Scored, tg.Scored+tg.Missing, tg.Missing)
 			}
 			fmt.Fprintln(w)
 		}
@@ -501,7 +552,7 @@ func describeExtrap(ex extrapJSON) string {
 	if ex.Measure == "max_k" {
 		far = fmt.Sprintf("max_i k(x, x_i) < %g", ex.Threshold)
 	}
-	return fmt.Sprintf("%s, or a leverage above %g, which no training row has: %d points", far, ex.LeverageLimit, ex.HighLeverage)
+	return fmt.Sprintf("%s, or a leverage above %g, which no training row has: %s", far, ex.LeverageLimit, count(ex.HighLeverage, "point"))
 }
 
 func bandsCaveat(withBands bool) string {
@@ -511,12 +562,43 @@ func bandsCaveat(withBands bool) string {
 	return ""
 }
 
-// rowName names data row i (0-based) by its ID or number.
+// rowName names row i (0-based) of t by its ID or data row number.
 func rowName(t *dataset.Table, i int) string {
 	if t.IDs != nil {
 		return fmt.Sprintf("id %q", t.IDs[i])
 	}
-	return fmt.Sprintf("row %d", i+1)
+	return fmt.Sprintf("row %d", rowNumber(t, i))
+}
+
+// rowNumber is the data row of the file (1-based) row i of t came from.
+func rowNumber(t *dataset.Table, i int) int {
+	if t.RowNumbers != nil {
+		return t.RowNumbers[i]
+	}
+	return i + 1
+}
+
+// idColumn is the heading of the output's first column: the --id column,
+// "id" for a first column of row names, else "row".
+func idColumn(doc predictJSON, t *dataset.Table) string {
+	switch {
+	case doc.ID != "":
+		return doc.ID
+	case t.IDs != nil:
+		return "id"
+	}
+	return "row"
+}
+
+// count is n with its noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func interceptNote(noIntercept bool) string {
@@ -539,13 +621,18 @@ func modelColumns(t *dataset.Table, features []string, d int) (x []float64, err 
 	return t.Select(features)
 }
 
-// compare measures predictions against known targets: RMSE, R² against
-// the targets' own mean (null for a constant target) and, with bands, the
-// share inside them.
+// compare measures predictions against known targets, over the rows
+// that have one (a missing target reads as NaN): RMSE, R² against the
+// targets' own mean (null for a constant target) and, with bands, the
+// share inside them. With no target at all they are null.
 func compare(name string, pred *kpls.Prediction, y []float64, withBands bool) *targetJSON {
 	var sse, mean, sst float64
-	in := 0
+	in, scored := 0, 0
 	for i, yhat := range pred.Yhat {
+		if math.IsNaN(y[i]) {
+			continue
+		}
+		scored++
 		r := y[i] - yhat
 		sse += r * r
 		mean += y[i]
@@ -553,12 +640,14 @@ func compare(name string, pred *kpls.Prediction, y []float64, withBands bool) *t
 			in++
 		}
 	}
-	n := float64(len(pred.Yhat))
+	n := float64(scored)
 	mean /= n
 	for _, v := range y {
-		sst += (v - mean) * (v - mean)
+		if !math.IsNaN(v) {
+			sst += (v - mean) * (v - mean)
+		}
 	}
-	t := &targetJSON{Name: name, RMSE: cli.Num(math.Sqrt(sse / n)), R2: cli.Num(1 - sse/sst)}
+	t := &targetJSON{Name: name, RMSE: cli.Num(math.Sqrt(sse / n)), R2: cli.Num(1 - sse/sst), Scored: scored, Missing: len(y) - scored}
 	if sst == 0 {
 		t.R2 = cli.Num(math.NaN())
 	}
@@ -577,11 +666,7 @@ func compare(name string, pred *kpls.Prediction, y []float64, withBands bool) *t
 func writeCSV(w io.Writer, r *predictResult) error {
 	cw := csv.NewWriter(w)
 	first := r.parts[0].doc
-	idName := "row"
-	if first.ID != "" {
-		idName = first.ID
-	}
-	hdr := []string{idName}
+	hdr := []string{idColumn(first, r.t)}
 	for _, p := range r.parts {
 		pre := ""
 		if len(r.parts) > 1 {
@@ -606,7 +691,7 @@ func writeCSV(w io.Writer, r *predictResult) error {
 	for i := range first.Predictions {
 		id := first.Predictions[i].ID
 		if r.t.IDs == nil {
-			id = strconv.Itoa(i + 1)
+			id = strconv.Itoa(first.Predictions[i].Row)
 		}
 		rec := []string{id}
 		for _, part := range r.parts {
@@ -617,7 +702,7 @@ func writeCSV(w io.Writer, r *predictResult) error {
 			}
 			rec = append(rec, strconv.FormatBool(p.Outside))
 			if part.y != nil {
-				rec = append(rec, strconv.FormatFloat(part.y[i], 'g', -1, 64))
+				rec = append(rec, g((*cli.Num)(&part.y[i])))
 			}
 		}
 		cw.Write(rec)
@@ -630,11 +715,7 @@ func writeCSV(w io.Writer, r *predictResult) error {
 // outside the training data's reach.
 func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, target string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	idName := "row"
-	if doc.ID != "" {
-		idName = doc.ID
-	}
-	fmt.Fprintf(tw, "%s\tyhat\t", idName)
+	fmt.Fprintf(tw, "%s\tyhat\t", idColumn(doc, t))
 	if doc.limits() {
 		fmt.Fprint(tw, "se\tlower\tupper\t")
 	}
@@ -646,7 +727,7 @@ func writeTable(w io.Writer, doc predictJSON, t *dataset.Table, y []float64, tar
 	for i, p := range doc.Predictions {
 		id := p.ID
 		if t.IDs == nil {
-			id = strconv.Itoa(i + 1)
+			id = strconv.Itoa(p.Row)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t", id, v(&p.Yhat))
 		if doc.limits() {

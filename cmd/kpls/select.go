@@ -178,6 +178,7 @@ type selectConfig struct {
 	opts     kpls.Options // without the data's names
 	modelOut string
 	keep     fitflags.Keep
+	grid     bool // --grid: the search's details and whole table in the text
 }
 
 // selectResult is a selection per target with the names and the widths
@@ -214,6 +215,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
+	fs.BoolVar(&cfg.grid, "grid", false, "print how the search ran and its whole table (every kernel, width and m) before the summary")
 	fs.BoolVar(&cfg.so.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
@@ -418,70 +420,143 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	return doc
 }
 
+// renderText writes a short summary of selection i: what was searched,
+// what was chosen, the mean's members, the cross-validated scores and
+// where the model went; with --grid first the search's details and every
+// row of its table. Numbers are rounded for reading (--json keeps them
+// whole).
 func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	sel := r.sels[i]
 	o := sel.Model.Options()
-	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, r.n, r.d, r.targets[i])
-	fmt.Fprintf(w, "kernels    %s; widths %v; features %s\n", strings.Join(cfg.kernelNames(), ", "), r.widths[i], standardized(o))
+	cv := sel.Criterion == kpls.CV
+	if cfg.grid {
+		cfg.gridDetails(w, sel)
+	}
+	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q, features %s\n", cfg.mf.Data, r.n, r.d, r.targets[i], standardized(o))
 	how := string(sel.Criterion)
-	if sel.Criterion == kpls.CV {
+	if cv {
 		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)
 		if sel.Repeats > 1 {
-			how = fmt.Sprintf("%d-fold cross-validation repeated %d times (fold seeds (%d, r), r < %d)", cfg.so.Folds, sel.Repeats, cfg.so.Seed, sel.Repeats)
+			how += fmt.Sprintf(" repeated %d times", sel.Repeats)
 		}
 	}
+	fmt.Fprintf(w, "searched   %s; m up to %d; by %s\n", searchedKernels(sel), maxM(sel), how)
+	b := sel.Best
+	if cv {
+		fmt.Fprintf(w, "best       %s, m = %d: RMSECV %s, Q² %s\n", gridLabel(b), b.M, cli.Round(b.RMSECV), cli.Round(b.Q2))
+	} else {
+		fmt.Fprintf(w, "best       %s, m = %d: %s %s, DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion, cli.Round(b.Score(sel.Criterion)), cli.Round(b.DoF), cli.Round(b.Sigma))
+	}
+	a := averageOf(sel, cfg.so.AverageWithin)
+	train := trainingOf(sel.Model, b.M)
+	whose := "the best"
+	if a != nil && len(a.Members) > 1 {
+		how := fmt.Sprintf("within %.4g %% of the best RMSECV", 100*a.Within)
+		if a.By == string(kpls.AverageStacked) {
+			how = fmt.Sprintf("that stacking weighs among those %s", how)
+		}
+		fmt.Fprintf(w, "chosen     the mean of %d models %s:\n", len(a.Members), how)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "\tkernel\twidth\tm\tRMSECV\tQ²\tweight\t\n")
+		for _, m := range a.Members {
+			width, q2, weight := "-", "—", "-"
+			if m.Width != nil {
+				width = cli.Round(*m.Width)
+			}
+			for _, c := range sel.Choices {
+				if c.Kernel.Name() == m.Kernel && (m.Width == nil || c.Width() == *m.Width) {
+					q2 = cli.Round(c.Q2)
+				}
+			}
+			if m.Weight != nil {
+				weight = fmt.Sprintf("%.2f", *m.Weight)
+			}
+			fmt.Fprintf(tw, "          \t%s\t%s\t%d\t%s\t%s\t%s\t\n", m.Kernel, width, m.M, cli.Round(float64(m.RMSECV)), q2, weight)
+		}
+		tw.Flush()
+		train, whose = a.Training, "the mean"
+	} else {
+		fmt.Fprintf(w, "chosen     the best\n")
+	}
+	fmt.Fprintf(w, "training   RMSE %s, R² %s (%s, on the rows it was fitted to)\n", cli.Round(float64(train.RMSE)), cli.Round(float64(train.R2)), whose)
+	if cfg.modelOut != "" {
+		fmt.Fprintf(w, "model      saved to %s (kpls predict --model %s --data NEW.csv)\n", cfg.modelOut, cfg.modelOut)
+	} else {
+		fmt.Fprintf(w, "model      not saved (--model FILE saves it for kpls predict)\n")
+	}
+	if !cfg.grid {
+		fmt.Fprintf(w, "grid       %d rows over %s: --grid prints them, --json gives every number in full\n", len(sel.Table), count(len(sel.Choices), "grid point"))
+	}
+	printWarnings(w, messages(sel.Warnings))
+}
+
+// gridDetails writes how the search ran and its whole table (--grid).
+func (cfg *selectConfig) gridDetails(w io.Writer, sel *kpls.Selection) {
+	o := sel.Model.Options()
 	dofNote := ""
 	if o.DoF == kpls.DoFNone && len(sel.Predictor.Summary().Members) > 1 {
 		dofNote = " (the mean's members; --dof approx computes the best's)"
 	}
-	fmt.Fprintf(w, "criterion  %s; DoF %s%s%s; backend %s\n", how, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(o))
+	seed := ""
+	if sel.Criterion == kpls.CV {
+		seed = fmt.Sprintf("; folds seeded by --seed %d", cfg.so.Seed)
+	}
+	fmt.Fprintf(w, "criterion  %s%s; DoF %s%s%s; backend %s\n", sel.Criterion, seed, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(o))
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
-	fmt.Fprintf(w, "search     %d passes over the kernel matrix (budget %d)\n", sel.Passes, cfg.so.MaxPasses)
+	fmt.Fprintf(w, "search     %s over the kernel matrix (budget %d)\n", count(sel.Passes, "pass"), cfg.so.MaxPasses)
 	if sk := skippedOf(sel); sk != nil {
 		var parts []string
 		for _, g := range sk {
-			parts = append(parts, fmt.Sprintf("%s %g", g.Kernel, g.Width))
+			parts = append(parts, fmt.Sprintf("%s %s", g.Kernel, cli.Round(g.Width)))
 		}
 		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", strings.Join(parts, ", "), 100*max(cfg.so.AverageWithin, kpls.DefaultAverageWithin))
 	}
 	fmt.Fprintln(w)
 	selectionTable(w, sel)
-	b := sel.Best
-	tr := trainingOf(sel.Model, b.M)
-	naive := ""
-	if o.DoF == kpls.DoFNone {
-		naive = " (none: m + 1)"
+	fmt.Fprintln(w)
+}
+
+// searchedKernels describes the grid: each kernel with the range of its
+// widths.
+func searchedKernels(sel *kpls.Selection) string {
+	type span struct {
+		lo, hi float64
+		n      int
 	}
-	fmt.Fprintf(w, "\nbest       %s, m = %d: %s %s; training RMSE %s, R² %s; DoF %s%s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion,
-		cli.Cell(b.Score(sel.Criterion)), cli.Cell(float64(tr.RMSE)), cli.Cell(float64(tr.R2)), cli.Cell(b.DoF), naive, cli.Cell(b.Sigma))
-	if a := averageOf(sel, cfg.so.AverageWithin); a != nil {
-		var ms []memberJSON
-		for _, m := range a.Members {
-			ms = append(ms, m.memberJSON)
+	var names []string
+	spans := map[string]*span{}
+	for _, c := range sel.Choices {
+		name := c.Kernel.Name()
+		sp, ok := spans[name]
+		if !ok {
+			sp = &span{lo: math.Inf(1), hi: math.Inf(-1)}
+			spans[name] = sp
+			names = append(names, name)
 		}
-		dof := fmt.Sprintf("DoF %s, σ̂ %s", cli.Cell(float64(a.DoF)), cli.Cell(float64(a.Sigma)))
-		if len(ms) > 1 && math.IsNaN(float64(a.DoF)) {
-			dof = "DoF and σ̂ not computed (the members are fitted without DoF; bands and intervals take their RMSECV)"
-		}
-		how := fmt.Sprintf("within %.4g %% of the best RMSECV", 100*a.Within)
-		if a.By == string(kpls.AverageStacked) {
-			how = fmt.Sprintf("that stacking weighs among those within %.4g %% of the best RMSECV", 100*a.Within)
-		}
-		what := fmt.Sprintf("the mean of %d models %s", len(ms), how)
-		if len(ms) == 1 {
-			what = "the best alone: no other grid point " + how
-		}
-		fmt.Fprintf(w, "average    %s: %s; training RMSE %s, R² %s; %s\n", what,
-			describeMembers(ms), cli.Cell(float64(a.Training.RMSE)), cli.Cell(float64(a.Training.R2)), dof)
-	}
-	if cfg.modelOut != "" {
-		if len(sel.Predictor.Summary().Members) > 1 {
-			fmt.Fprintf(w, "model      saved to %s (predicts with the mean)\n", cfg.modelOut)
-		} else {
-			fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, b.M)
+		if w, ok := kpls.WidthOf(c.Kernel); ok {
+			sp.lo, sp.hi, sp.n = min(sp.lo, w), max(sp.hi, w), sp.n+1
 		}
 	}
-	printWarnings(w, messages(sel.Warnings))
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name
+		switch sp := spans[name]; {
+		case sp.n == 1:
+			parts[i] += " width " + cli.Round(sp.lo)
+		case sp.n > 1:
+			parts[i] += fmt.Sprintf(" (%d widths %s–%s)", sp.n, cli.Round(sp.lo), cli.Round(sp.hi))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxM is the largest m the search's table holds.
+func maxM(sel *kpls.Selection) int {
+	m := 0
+	for _, r := range sel.Table {
+		m = max(m, r.M)
+	}
+	return m
 }
 
 func kernelList(ks []kpls.Kernel) string {
@@ -504,8 +579,10 @@ func gridLabel(r kpls.SelectionRow) string {
 func selectionTable(w io.Writer, sel *kpls.Selection) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	cv := sel.Criterion == kpls.CV
+	cols := 10
 	if cv {
-		fmt.Fprint(tw, "kernel\twidth\tm\tRMSECV\tQ2\tRSS\tDoF\t\n")
+		cols = 7
+		fmt.Fprint(tw, "kernel\twidth\tm\tRMSECV\tQ²\tRSS\tDoF\t\n")
 	} else {
 		fmt.Fprint(tw, "kernel\twidth\tm\tRSS\tDoF\tsigma\tGCV\tAIC\tBIC\tgMDL\t\n")
 	}
@@ -515,7 +592,9 @@ func selectionTable(w io.Writer, sel *kpls.Selection) {
 	}
 	for i, r := range sel.Table {
 		if i > 0 && gridLabel(r) != gridLabel(sel.Table[i-1]) {
-			fmt.Fprint(tw, "\t\n")
+			// A line of empty cells, so that the columns stay aligned
+			// across the grid points.
+			fmt.Fprint(tw, strings.Repeat("\t", cols)+"\n")
 		}
 		mark := ""
 		if m, ok := chosen[gridLabel(r)]; ok && m == r.M {
@@ -526,12 +605,13 @@ func selectionTable(w io.Writer, sel *kpls.Selection) {
 		}
 		width := "-"
 		if w, ok := kpls.WidthOf(r.Kernel); ok {
-			width = cli.Cell(w)
+			width = cli.Round(w)
 		}
+		v := cli.Round
 		if cv {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, cli.Cell(r.RMSECV), cli.Cell(r.Q2), cli.Cell(r.RSS), cli.Cell(r.DoF), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, v(r.RMSECV), v(r.Q2), v(r.RSS), v(r.DoF), mark)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, cli.Cell(r.RSS), cli.Cell(r.DoF), cli.Cell(r.Sigma), cli.Cell(r.GCV), cli.Cell(r.AIC), cli.Cell(r.BIC), cli.Cell(r.GMDL), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, v(r.RSS), v(r.DoF), v(r.Sigma), v(r.GCV), v(r.AIC), v(r.BIC), v(r.GMDL), mark)
 		}
 	}
 	tw.Flush()

@@ -77,6 +77,10 @@ type Table struct {
 	IDs []string
 	// Dropped lists the lines of the rows left out by Options.DropMissing.
 	Dropped []int
+	// RowNumbers holds, with Options.DropMissing, the data row of the
+	// file (1-based, the header and blank lines not counted) each row
+	// came from; nil otherwise, where row i is data row i+1.
+	RowNumbers []int
 	// Index, if not "", is the header cell of the file's first column,
 	// quoted (`""`, `"row.names"`, `"Unnamed: 0"`): a column of row names
 	// as R's write.csv and pandas' to_csv write them, which is never data.
@@ -115,6 +119,11 @@ type Columns struct {
 	Numeric []string
 	// ID names a column kept as text in Table.IDs; "" means none.
 	ID string
+	// Optional names columns of Numeric whose missing cells (see
+	// Options.DropMissing) read as NaN: neither an error nor a reason to
+	// drop the row. A prediction file's target column is one: a row
+	// without its target is still predicted.
+	Optional []string
 }
 
 // Reader reads one file: Open or NewReader parse the header, Names lists
@@ -378,6 +387,13 @@ func (r *Reader) Read(cols Columns) (*Table, error) {
 		minRows = MinRows
 	}
 
+	optional := make([]bool, len(idx))
+	for k, j := range idx {
+		optional[k] = slices.Contains(cols.Optional, r.names[j])
+	}
+	if r.opts.DropMissing {
+		t.RowNumbers = []int{}
+	}
 	row := 0
 	vals := make([]float64, len(idx))
 	for {
@@ -401,6 +417,9 @@ func (r *Reader) Read(cols Columns) (*Table, error) {
 		missing := false
 		for k, j := range idx {
 			v, err := parseNumber(rec[j])
+			if errors.Is(err, ErrMissing) && optional[k] {
+				v, err = math.NaN(), nil
+			}
 			if errors.Is(err, ErrMissing) && r.opts.DropMissing {
 				missing = true
 				break
@@ -424,6 +443,9 @@ func (r *Reader) Read(cols Columns) (*Table, error) {
 		t.Data = append(t.Data, vals...)
 		if idCol >= 0 {
 			t.IDs = append(t.IDs, strings.TrimSpace(rec[idCol]))
+		}
+		if t.RowNumbers != nil {
+			t.RowNumbers = append(t.RowNumbers, row)
 		}
 		t.Rows++
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +120,29 @@ func TestDropMissing(t *testing.T) {
 	_, err = open(t, "a,y\n1,\n2,\n3,4\n", Options{DropMissing: true}).Read(Columns{})
 	if !errors.Is(err, ErrTooFewRows) || !strings.Contains(err.Error(), "have 1 after dropping 2") {
 		t.Errorf("too few after dropping: %v", err)
+	}
+}
+
+// TestOptionalColumns: a missing cell in an optional column reads as NaN
+// and keeps its row; RowNumbers gives each kept row's data row.
+func TestOptionalColumns(t *testing.T) {
+	const in = "a,b,y\n1,2,NA\n4,,6\n\n7,8,\n10,11,12\n"
+	for _, drop := range []bool{false, true} {
+		tab, err := open(t, in, Options{DropMissing: drop, MinRows: 1}).Read(Columns{Numeric: []string{"a", "y"}, Optional: []string{"y"}})
+		if err != nil || tab.Rows != 4 || !math.IsNaN(tab.Data[1]) || !math.IsNaN(tab.Data[5]) || tab.Data[7] != 12 || len(tab.Dropped) != 0 {
+			t.Errorf("drop %v: %v, rows %d, data %v, dropped %v", drop, err, tab.Rows, tab.Data, tab.Dropped)
+		}
+	}
+	_, err := open(t, in, Options{MinRows: 1}).Read(Columns{Numeric: []string{"a", "b", "y"}, Optional: []string{"y"}})
+	if !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), `line 3, column "b"`) {
+		t.Errorf("a missing cell elsewhere: %v", err)
+	}
+	tab, err := open(t, in, Options{DropMissing: true, MinRows: 1}).Read(Columns{Numeric: []string{"a", "b", "y"}, Optional: []string{"y"}})
+	if err != nil || tab.Rows != 3 || !slices.Equal(tab.Dropped, []int{3}) || !slices.Equal(tab.RowNumbers, []int{1, 3, 4}) {
+		t.Errorf("dropped: %v, rows %d, dropped %v, row numbers %v", err, tab.Rows, tab.Dropped, tab.RowNumbers)
+	}
+	if _, err := open(t, "a,y\n1,x\n", Options{MinRows: 1}).Read(Columns{Optional: []string{"y"}}); !errors.Is(err, ErrNotNumber) {
+		t.Errorf("text in an optional column: %v", err)
 	}
 }
 

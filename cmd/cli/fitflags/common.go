@@ -14,6 +14,7 @@ type Common struct {
 	JSON     bool
 	Backend  string
 	Progress progress.Mode
+	Quiet    bool
 }
 
 // Register adds --json and --progress, and with withBackend --backend.
@@ -23,7 +24,8 @@ func (c *Common) Register(fs *cli.FlagSet, withBackend bool) {
 		fs.StringVar(&c.Backend, "backend", "", "BLAS `backend`: "+strings.Join(blas.Available(), ", ")+"; empty means "+blas.Name(blas.Default())+" (also in an OpenBLAS build, where it measures faster; name openblas to use it)")
 	}
 	c.Progress = progress.Auto
-	fs.Var(&c.Progress, "progress", "progress display: auto (a bar when stderr is a terminal), on (also plain log lines when it is not; a bare --progress means on), off")
+	fs.Var(&c.Progress, "progress", "progress display on stderr: auto (a bar on a terminal; otherwise, for a job past 5 s, a line every 5 s), on (a line every second off a terminal; a bare --progress means on), off")
+	fs.BoolVar(&c.Quiet, "quiet", false, "no progress display (--progress off)")
 }
 
 // BLASBackend resolves --backend.
@@ -45,5 +47,8 @@ func (c *Common) Text(e *cli.Env) io.Writer {
 
 // NewProgress is the --progress display on stderr (nil for none).
 func (c *Common) NewProgress(e *cli.Env) *progress.Reporter {
+	if c.Quiet {
+		return nil
+	}
 	return progress.New(c.Progress, e.Stderr, e.Prog)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kpls-go/kpls/cmd/cli"
@@ -39,7 +40,7 @@ func (d *Input) Register(fs *cli.FlagSet, withColumns bool) {
 		fs.StringVar(&d.Drop, "drop", "", "comma-separated `columns` to leave out of the features")
 	}
 	fs.StringVar(&d.ID, "id", "", "row identifier `column`: never a feature, carried through to predictions")
-	fs.Int64Var(&d.MaxLineBytes, "max-line-bytes", dataset.DefaultMaxLineBytes, "the most `bytes` one record (line) of the file may take, after decompression; -1 for no limit")
+	fs.Int64Var(&d.MaxLineBytes, "max-line-bytes", dataset.DefaultMaxLineBytes, "the most `bytes` one record (line) of the file may take, after decompression; 0 for the default, -1 for no limit")
 	fs.BoolVar(&d.DropMissing, "drop-missing", false, "drop rows with a missing value (empty, NA, N/A, NaN, null, ?) in a used column, and say how many; without it they are an error")
 }
 
@@ -47,9 +48,6 @@ func (d *Input) Register(fs *cli.FlagSet, withColumns bool) {
 // delimiter and header flags.
 func (d *Input) open(path string, minRows int) (*dataset.Reader, error) {
 	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows, MaxLineBytes: d.MaxLineBytes}
-	if d.MaxLineBytes == 0 {
-		return nil, cli.Usagef("--max-line-bytes: 0, want a positive number of bytes (or -1 for no limit)")
-	}
 	switch strings.ToLower(d.Delimiter) {
 	case "":
 	case ",", "comma":
@@ -88,8 +86,12 @@ func (d *Input) explain(err error) error {
 	return err
 }
 
-// Note reports on stderr the rows dropped for missing values.
+// Note reports on stderr a first column read as row names, and the rows
+// dropped for missing values.
 func (d *Input) Note(e *cli.Env, t *dataset.Table) {
+	if t.Index != "" {
+		fmt.Fprintf(e.Stderr, "%s: note: the first column %s is taken as row names (%s), not as a feature\n", e.Prog, t.Index, indexSource(t.Index))
+	}
 	if len(t.Dropped) == 0 {
 		return
 	}
@@ -108,6 +110,18 @@ func (d *Input) Note(e *cli.Env, t *dataset.Table) {
 	}
 	fmt.Fprintf(e.Stderr, "%s: --drop-missing: dropped %d of %d rows with missing values (%s %s%s)\n",
 		e.Prog, len(t.Dropped), len(t.Dropped)+t.Rows, word, strings.Join(s, ", "), more)
+}
+
+// indexSource says who writes a first column of row names under the
+// (quoted) header cell index.
+func indexSource(index string) string {
+	switch index {
+	case `""`:
+		return "R's write.csv, pandas' to_csv"
+	case `"Unnamed: 0"`:
+		return "pandas' name for an unnamed index"
+	}
+	return "R's row names"
 }
 
 // list splits a comma-separated list of column names, rejecting empty and
@@ -244,7 +258,9 @@ func unknownColumn(file string, names []string, c string) error {
 // ReadPrediction reads the points to predict: the model's features by
 // name (any row count from one), those of the target columns that the
 // file has (present[i] for targets[i]), and the --id column. Other
-// columns are never parsed.
+// columns are never parsed. A target cell may be missing: it reads as
+// NaN and the row is still predicted. A feature the file lacks is an
+// error that says so.
 func (d *Input) ReadPrediction(path string, features []string, targets ...string) (t *dataset.Table, present []bool, err error) {
 	r, err := d.open(path, 1)
 	if err != nil {
@@ -252,6 +268,18 @@ func (d *Input) ReadPrediction(path string, features []string, targets ...string
 	}
 	defer r.Close()
 	names := r.Names()
+	name := path
+	if name == "-" {
+		name = "stdin"
+	}
+	if d.ID != "" && !slices.Contains(names, d.ID) {
+		return nil, nil, unknownColumn(name, names, d.ID)
+	}
+	for _, f := range features {
+		if !slices.Contains(names, f) {
+			return nil, nil, fmt.Errorf("%s: missing feature %q: the model needs the columns %s (by name, in any order)", name, f, quoted(features))
+		}
+	}
 	cols := dataset.Columns{Numeric: slices.Clone(features), ID: d.ID}
 	if features == nil {
 		// A model saved without names takes every column but the ID, in
@@ -262,11 +290,26 @@ func (d *Input) ReadPrediction(path string, features []string, targets ...string
 	for i, target := range targets {
 		if target != "" && features != nil && !slices.Contains(cols.Numeric, target) && slices.Contains(names, target) && target != d.ID {
 			cols.Numeric = append(cols.Numeric, target)
+			cols.Optional = append(cols.Optional, target)
 			present[i] = true
 		}
 	}
 	t, err = r.Read(cols)
 	return t, present, d.explain(err)
+}
+
+// quoted lists names quoted, the first twenty of them.
+func quoted(names []string) string {
+	const shown = 20
+	q := make([]string, 0, shown+1)
+	for i, n := range names {
+		if i == shown {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-shown))
+			break
+		}
+		q = append(q, strconv.Quote(n))
+	}
+	return strings.Join(q, ", ")
 }
 
 // TargetName is the name of the column Table.Split used as the target.

@@ -36,14 +36,29 @@ type Model struct {
 func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	fs.StringVar(&m.Data, "data", "", "training data: a CSV `file` with a header line (required); - reads standard input, .gz files are decompressed")
 	fs.StringVar(&m.Target, "target", "", "target `columns`: a name, or several separated by commas (one model each, on shared kernel matrices); empty means the last column not excluded by --features, --drop or --id (named on stderr)")
-	fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: rbf (exp(−‖x−z‖²/(2w))), linear (xᵀz), polynomial ((xᵀz/d + offset)^degree), laplacian (exp(−‖x−z‖/w)), matern32 or matern52 (Matérn ν = 3/2, 5/2, length scale w)")
+	kernels := "rbf (exp(−‖x−z‖²/(2w))), linear (xᵀz), polynomial ((xᵀz/d + offset)^degree), laplacian (exp(−‖x−z‖/w)), matern32 or matern52 (Matérn ν = 3/2, 5/2, length scale w)"
+	if fs.Name() == "select" {
+		// select searches --kernels; --kernel names one kernel to search
+		// alone, and has no default kernel of its own.
+		fs.StringVar(&m.Kernel, "kernel", "", "search this one kernel only, instead of --kernels: "+kernels+"; empty means the --kernels list")
+	} else {
+		fs.StringVar(&m.Kernel, "kernel", "rbf", "kernel: "+kernels)
+	}
 	fs.IntVar(&m.Degree, "degree", 3, "degree of --kernel polynomial")
 	fs.Float64Var(&m.Offset, "offset", 1, "offset (scikit-learn's coef0, ≥ 0) of --kernel polynomial")
 	fs.IntVar(&m.Components, "components", kpls.DefaultComponents, "largest number of components `M` to fit (every m = 0..M is reported); by default also at most n−1, and d for the linear kernel")
-	fs.StringVar(&m.DoF, "dof", dofDefault, "degrees-of-freedom method: exact (cubic), lanczos (the paper's Ritz values), approx (quadratic, the most accurate), none (m+1)")
+	dof := "degrees-of-freedom method: exact (exact, cubic time), approx (a quadratic-time approximation, within about 1–2 % of exact in its test bed), lanczos (the paper's Ritz values, cheaper and often far off), none (m+1)"
+	if fs.Name() == "select" {
+		dof += "; unset, the DoF are approx where they are used: a mean's members (the best among them) are fitted without DoF"
+	}
+	fs.StringVar(&m.DoF, "dof", dofDefault, dof)
 	fs.IntVar(&m.Lanczos, "lanczos", 0, "Lanczos steps `MMAX` behind the lanczos and approx DoF; 0 means max(30, 2·components)")
 	fs.BoolVar(&m.Standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
-	fs.Uint64Var(&m.Seed, "seed", 0, "seed of the random probes behind --dof approx")
+	seed := "seed of the random probes behind --dof approx (it changes the DoF a little)"
+	if fs.Name() == "select" {
+		seed = "seed of the cross-validation folds (--criterion cv; another seed can choose another model) and of the random probes behind --dof approx"
+	}
+	fs.Uint64Var(&m.Seed, "seed", 0, seed)
 	fs.StringVar(&m.Storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest), matrix-free (recomputed in every product) or features (the linear kernel through its centred inputs, 8nd bytes; auto's choice for it)")
 	fs.StringVar(&m.MemoryLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+FormatBytes(kpls.DefaultMemoryLimit())+" here)")
 	fs.StringVar(&m.Weights, "weights", "", "`column` of frequency weights: a row of weight w counts as w copies of itself (w ≥ 0, not necessarily whole; 0 leaves the row out); never a feature")
@@ -94,7 +109,11 @@ func (m *Model) Options(fs *cli.FlagSet, allowed ...string) (kpls.Options, error
 
 // kernel resolves --kernel with --degree and --offset.
 func (m *Model) kernel(fs *cli.FlagSet) (kpls.Kernel, error) {
-	k, err := parseKernel("--kernel", m.Kernel)
+	name := m.Kernel
+	if name == "" {
+		name = "rbf" // select without --kernel: only --degree and --offset are read
+	}
+	k, err := parseKernel("--kernel", name)
 	if err != nil {
 		return nil, err
 	}

@@ -33,10 +33,19 @@ type Reporter struct {
 	width int       // index of the width being worked on
 	of    int       // widths in the job; 1 outside select
 	label string
+	done  float64       // the largest fraction shown: it never goes back
+	every time.Duration // least time between plain lines; the first waits this long with auto
+	quiet bool          // auto off a terminal: a heartbeat, nothing in the first interval
+	now   func() time.Time
 }
 
-// logEvery is the least time between two plain progress lines.
-const logEvery = time.Second
+// logEvery is the least time between two plain progress lines with
+// --progress on; heartbeat with auto when stderr is not a terminal, where
+// a job shorter than that prints nothing.
+const (
+	logEvery  = time.Second
+	heartbeat = 5 * time.Second
+)
 
 // unit is the bar's resolution per width.
 const unit = 1000
@@ -50,16 +59,20 @@ var stageSpan = map[kpls.Stage][2]float64{
 	kpls.StageBands:  {0, 1},
 }
 
-// New returns a reporter for mode writing to w, or nil when nothing is to
-// be shown: with auto only a terminal gets a bar. prog, the program's
-// name, starts each plain line.
+// New returns a reporter for mode writing to w, or nil for off: a bar on
+// a terminal; elsewhere plain lines, each second with on, and with auto a
+// heartbeat every five seconds from five seconds in (a log then shows a
+// long job alive, a short one stays quiet). prog, the program's name,
+// starts each plain line.
 func New(mode Mode, w io.Writer, prog string) *Reporter {
-	term := isTerminal(w)
-	switch {
-	case mode == Off, mode == Auto && !term:
+	if mode == Off {
 		return nil
 	}
-	return &Reporter{w: w, prog: prog, term: term}
+	p := &Reporter{w: w, prog: prog, term: isTerminal(w), every: logEvery, now: time.Now}
+	if mode == Auto {
+		p.every, p.quiet = heartbeat, true
+	}
+	return p
 }
 
 func isTerminal(w io.Writer) bool {
@@ -83,7 +96,7 @@ func (p *Reporter) Callback() func(kpls.Progress) {
 func (p *Reporter) update(u kpls.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
+	now := p.now()
 	if p.start.IsZero() {
 		p.start, p.of = now, 1
 	}
@@ -108,7 +121,10 @@ func (p *Reporter) update(u kpls.Progress) {
 	if p.of > 1 {
 		p.label = fmt.Sprintf("%d/%d %s", p.width+1, p.of, p.label)
 	}
-	p.show(now, (float64(p.width)+within)/float64(p.of))
+	// The stages' spans are estimates, and a selection's widths can grow:
+	// the fraction shown never goes back.
+	p.done = max(p.done, (float64(p.width)+within)/float64(p.of))
+	p.show(now, p.done)
 }
 
 // show draws the bar at the job fraction done, or logs a line (the first,
@@ -133,7 +149,10 @@ func (p *Reporter) show(now time.Time, done float64) {
 		p.bar.Set64(int64(done * float64(p.of*unit)))
 		return
 	}
-	if !p.last.IsZero() && now.Sub(p.last) < logEvery {
+	switch {
+	case p.last.IsZero() && p.quiet && now.Sub(p.start) < p.every:
+		return
+	case !p.last.IsZero() && now.Sub(p.last) < p.every:
 		return
 	}
 	p.last = now
@@ -157,5 +176,5 @@ func (p *Reporter) Done() {
 		p.bar.Finish()
 		p.bar.Exit()
 	}
-	p.bar, p.start, p.last, p.width, p.of, p.label = nil, time.Time{}, time.Time{}, 0, 0, ""
+	p.bar, p.start, p.last, p.width, p.of, p.label, p.done = nil, time.Time{}, time.Time{}, 0, 0, "", 0
 }
