@@ -32,11 +32,22 @@ import (
 //	oof+band     se_y² = s_oof²(1 + h²), s_oof the RMSE of the
 //	             predictor's own out-of-fold predictions
 //	             (Selection.PredictorRMSECV)
+//	best+band    se_y² = s_best²(1 + h²), s_best the best grid point's
+//	             RMSECV (Selection.Best.RMSECV; a mean's first member's)
+//	oofq+band    se_y² = s_q²(1 + h²), s_q = q/z with q the level's
+//	             quantile of the absolute out-of-fold residuals of the
+//	             predictor's members refitted (kernel and m fixed) on five
+//	             folds of the lab's own: split conformal's width made a se
+//	oofq         se_y² = s_q²
+//	oof+excess   se_y² = s_oof²(1 + max(0, h² − h̄²)), h̄² the mean of h²
+//	             over (up to 200 of) the training rows: s_oof already
+//	             holds the fit's average variance, so the band adds only
+//	             where a point's exceeds it
 //	oof          se_y² = s_oof²
 //	rmsecv       se_y² = s², the first rule without the band
 //
 // The band rules need the bands (--bands); the others only ŷ.
-var calibRules = []string{"rmsecv+band", "sigma+band", "oof+band", "oof", "rmsecv"}
+var calibRules = []string{"rmsecv+band", "sigma+band", "oof+band", "best+band", "oof+excess", "oofq+band", "oofq", "oof", "rmsecv"}
 
 // calibSplit is one split's outcome: per rule the test targets inside the
 // intervals and the sum of their Gaussian log predictive densities.
@@ -46,6 +57,7 @@ type calibSplit struct {
 	NTest   int                `json:"n_test"`
 	Members int                `json:"members"`
 	RMSE    float64            `json:"rmse"`
+	HBar2   float64            `json:"hbar2"` // the mean h² over training rows (oof+excess)
 	S       map[string]float64 `json:"s"`      // the noise level of each rule
 	Inside  map[string]int     `json:"inside"` // targets inside, per rule
 	LPD     map[string]float64 `json:"lpd"`    // mean log density, per rule
@@ -60,12 +72,13 @@ func runCalib(ctx context.Context, e *cli.Env, args []string) error {
 			"by the mean Gaussian log predictive density. One JSON line per split, then a table.")
 	var dir, sets string
 	var level float64
-	var bands, sigma bool
+	var bands, sigma, quant bool
 	fs.StringVar(&dir, "panel", "", "`directory` written by kpls-lab panel gen (required)")
 	fs.StringVar(&sets, "sets", "", "comma-separated data sets (default every set in DIR/panel.json)")
 	fs.Float64Var(&level, "level", 0.95, "the intervals' `level`")
 	fs.BoolVar(&bands, "bands", true, "compute the bands (the +band rules); off, only the rules without them")
 	fs.BoolVar(&sigma, "sigma", true, "refit a mean's members with DoF for σ̂ (sigma+band)")
+	fs.BoolVar(&quant, "quantile", true, "refit a mean's members on five folds for the quantile of the out-of-fold residuals (oofq)")
 	if err := fs.Parse(e, args); err != nil {
 		return err
 	}
@@ -121,7 +134,7 @@ func runCalib(ctx context.Context, e *cli.Env, args []string) error {
 				return err
 			}
 			fmt.Fprintf(e.Stderr, "%s panel calib: %s split %d\n", e.Prog, name, k)
-			sp, err := calibSplitRun(ctx, x, y, tr, te, zq, bands, sigma)
+			sp, err := calibSplitRun(ctx, x, y, tr, te, zq, bands, sigma, quant)
 			if err != nil {
 				return fmt.Errorf("%s split %d: %w", name, k, err)
 			}
@@ -139,12 +152,9 @@ func runCalib(ctx context.Context, e *cli.Env, args []string) error {
 		order = append(order, name)
 		totals[name] = tot
 	}
-	rules := calibRules
-	if !bands {
-		rules = []string{"oof", "rmsecv"}
-	} else if !sigma {
-		rules = slices.DeleteFunc(slices.Clone(rules), func(r string) bool { return r == "sigma+band" })
-	}
+	rules := slices.DeleteFunc(slices.Clone(calibRules), func(r string) bool {
+		return (!bands && (strings.HasSuffix(r, "+band") || r == "oof+excess")) || (!sigma && r == "sigma+band") || (!quant && strings.HasPrefix(r, "oofq"))
+	})
 	w := e.Stdout
 	fmt.Fprintf(w, "\n%g %% prediction intervals: pooled coverage / median split's, and the mean log predictive density\n\n", 100*level)
 	fmt.Fprint(w, "| data | test points |")
@@ -205,7 +215,7 @@ func readPanelSet(path string) (*mat.Dense, []float64, error) {
 	return x, y, nil
 }
 
-func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int, zq float64, bands, sigma bool) (calibSplit, error) {
+func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int, zq float64, bands, sigma, quant bool) (calibSplit, error) {
 	xtr, ytr := Rows(x, y, tr)
 	xte, yte := Rows(x, y, te)
 	sp := calibSplit{NTest: len(te), S: map[string]float64{}, Inside: map[string]int{}, LPD: map[string]float64{}}
@@ -226,6 +236,7 @@ func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int,
 	sp.Members = len(sum.Members)
 	sA := sum.Noise
 	h2 := make([]float64, len(te))
+	var hbar2 float64
 	if bands {
 		sA = p.Noise
 		for i, se := range p.SE {
@@ -235,8 +246,35 @@ func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int,
 	sp.S["rmsecv"], sp.S["rmsecv+band"] = sA, sA
 	sp.S["oof"], sp.S["oof+band"] = sel.PredictorRMSECV, sel.PredictorRMSECV
 	rules := []string{"oof", "rmsecv"}
+	if quant {
+		q, err := oofQuantile(ctx, xtr, ytr, sel, zqLevel(zq))
+		if err != nil {
+			return sp, err
+		}
+		sp.S["oofq"], sp.S["oofq+band"] = q/zq, q/zq
+		rules = append(rules, "oofq")
+		if bands {
+			rules = append(rules, "oofq+band")
+		}
+	}
 	if bands {
-		rules = append(rules, "rmsecv+band", "oof+band")
+		rules = append(rules, "rmsecv+band", "oof+band", "best+band", "oof+excess")
+		sp.S["best+band"] = sel.Best.RMSECV
+		sp.S["oof+excess"] = sel.PredictorRMSECV
+		step := max(1, len(tr)/200)
+		var sub []int
+		for i := 0; i < len(tr); i += step {
+			sub = append(sub, i)
+		}
+		xs, _ := Rows(xtr, ytr, sub)
+		pt, err := sel.Predictor.Predict(ctx, xs, po)
+		if err != nil {
+			return sp, err
+		}
+		for _, se := range pt.SE {
+			hbar2 += (se / sA) * (se / sA) / float64(len(pt.SE))
+		}
+		sp.HBar2 = hbar2
 		if sigma {
 			s, err := sigmaOf(ctx, xtr, ytr, sel)
 			if err != nil {
@@ -254,6 +292,9 @@ func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int,
 			v2 := s * s
 			if strings.HasSuffix(r, "+band") {
 				v2 *= 1 + h2[i]
+			}
+			if r == "oof+excess" {
+				v2 *= 1 + max(0, h2[i]-hbar2)
 			}
 			se := math.Sqrt(v2)
 			e := v - p.Yhat[i]
@@ -294,4 +335,54 @@ func sigmaOf(ctx context.Context, x *mat.Dense, y []float64, sel *kpls.Selection
 		return 0, err
 	}
 	return mean.Stats().Sigma, nil
+}
+
+// zqLevel is the level of the two-sided normal quantile zq.
+func zqLevel(zq float64) float64 { return 2*distuv.UnitNormal.CDF(zq) - 1 }
+
+// oofQuantile returns the p quantile of |y − ŷ_oof| over the training
+// rows, ŷ_oof the mean of the selection's members refitted (each with
+// its kernel and m) on five folds of rows i with i mod 5 = f held out.
+func oofQuantile(ctx context.Context, x *mat.Dense, y []float64, sel *kpls.Selection, p float64) (float64, error) {
+	const folds = 5
+	n := len(y)
+	members := sel.Predictor.Summary().Members
+	oof := make([]float64, n)
+	for f := range folds {
+		var tr, te []int
+		for i := range n {
+			if i%folds == f {
+				te = append(te, i)
+			} else {
+				tr = append(tr, i)
+			}
+		}
+		xtr, ytr := Rows(x, y, tr)
+		xte, _ := Rows(x, y, te)
+		for _, m := range members {
+			fit, err := kpls.Fit(ctx, xtr, ytr, kpls.Options{Kernel: m.Kernel, DoF: kpls.DoFNone, Components: m.M})
+			if err != nil {
+				return 0, err
+			}
+			at := min(m.M, len(fit.Stats())-1)
+			if fit, err = fit.At(at); err != nil {
+				return 0, err
+			}
+			pr, err := fit.Predict(ctx, xte, kpls.PredictOptions{})
+			if err != nil {
+				return 0, err
+			}
+			for j, i := range te {
+				oof[i] += pr.Yhat[j] / float64(len(members))
+			}
+		}
+	}
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = math.Abs(y[i] - oof[i])
+	}
+	sort.Float64s(r)
+	// The ⌈p(n+1)⌉-th smallest, split conformal's quantile.
+	k := min(n, int(math.Ceil(p*float64(n+1)))) - 1
+	return r[k], nil
 }
