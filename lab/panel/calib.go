@@ -57,7 +57,7 @@ type calibSplit struct {
 	NTest   int                `json:"n_test"`
 	Members int                `json:"members"`
 	RMSE    float64            `json:"rmse"`
-	HBar2   float64            `json:"hbar2"` // the mean h² over training rows (oof+excess)
+	HBar2   float64            `json:"hbar2"`  // the mean h² over training rows (oof+excess)
 	S       map[string]float64 `json:"s"`      // the noise level of each rule
 	Inside  map[string]int     `json:"inside"` // targets inside, per rule
 	LPD     map[string]float64 `json:"lpd"`    // mean log density, per rule
