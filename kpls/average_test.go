@@ -257,6 +257,30 @@ func TestSelectAverageStacked(t *testing.T) {
 			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
 		}
 	}
+	// PredictorRMSECV: the RMSE of the equal mean of the members'
+	// out-of-fold predictions by hand, below the members' RMSECV.
+	var press float64
+	for i := range n {
+		var f float64
+		for j, c := range cands {
+			for _, wc := range want {
+				if wc.Kernel == c.Kernel {
+					f += oof.At(i, j) / float64(len(want))
+				}
+			}
+		}
+		press += (y[i] - f) * (y[i] - f)
+	}
+	if cv := math.Sqrt(press / float64(n)); math.Abs(sel.PredictorRMSECV-cv) > 1e-8*cv {
+		t.Errorf("PredictorRMSECV %v, by hand %v", sel.PredictorRMSECV, cv)
+	}
+	var worst float64
+	for _, c := range want {
+		worst = math.Max(worst, c.RMSECV)
+	}
+	if !(sel.PredictorRMSECV < worst) {
+		t.Errorf("PredictorRMSECV %v not below the worst member's RMSECV %v", sel.PredictorRMSECV, worst)
+	}
 
 	so.Weights = make([]float64, n)
 	for i := range so.Weights {
@@ -272,6 +296,9 @@ func TestSelectAverageStacked(t *testing.T) {
 	}
 	if ws.MeanBy != AverageAll || !warned || ws.MeanWeights != nil {
 		t.Errorf("weighted rows: MeanBy %q, weights %v, warned %v; want all, none, a warning", ws.MeanBy, ws.MeanWeights, warned)
+	}
+	if len(ws.mean().Members()) > 1 && !math.IsNaN(ws.PredictorRMSECV) {
+		t.Errorf("weighted rows: PredictorRMSECV %v, want NaN (no out-of-fold predictions kept)", ws.PredictorRMSECV)
 	}
 }
 

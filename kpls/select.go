@@ -198,6 +198,15 @@ type Selection struct {
 	// stacking weights (AverageStacked; the mean averages them equally).
 	MeanBy      Averaging
 	MeanWeights []float64
+	// PredictorRMSECV is the cross-validated RMSE of Predictor itself:
+	// for a mean, the root mean squared error of the equal mean of its
+	// members' out-of-fold predictions at their choices (the folds' own,
+	// kept for stacking, so it costs no fit), which is below the members'
+	// RMSECV as the mean's error is below theirs; for Model alone,
+	// Best.RMSECV. With repeats the members' predictions are first
+	// averaged over them. NaN where the folds' predictions are not kept
+	// (AverageAll, weighted cross-validation) and for the DoF criteria.
+	PredictorRMSECV float64
 }
 
 // SelectionRow is one cell of the grid.
@@ -321,8 +330,10 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 			prev = f
 		}
 		sel.Model, sel.Predictor = m, m
+		sel.PredictorRMSECV = math.NaN()
 		if s.crit == CV {
 			fullStats(sel, m)
+			sel.PredictorRMSECV = sel.Best.RMSECV
 		}
 		for _, w := range m.warns {
 			sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
@@ -931,6 +942,7 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 		sel.Predictor = sel.Model
 		return nil
 	}
+	sel.PredictorRMSECV = s.meanRMSECV(t, bestPoint, cands)
 	mean, err := NewMean(members...)
 	sel.Predictor = mean
 	return err
@@ -944,4 +956,30 @@ func (a *Averaging) UnmarshalText(b []byte) error {
 		*a = v
 	}
 	return err
+}
+
+// meanRMSECV is the root mean squared error of the mean of the
+// out-of-fold predictions of the best point and the candidates cs at
+// their choices, NaN if one of them kept none.
+func (s *selector) meanRMSECV(t, bestPoint int, cs []meanCandidate) float64 {
+	pts := []int{bestPoint}
+	for _, c := range cs {
+		pts = append(pts, c.p)
+	}
+	mean := make([]float64, s.n)
+	for _, p := range pts {
+		oof := s.results[p][t].oof
+		if oof == nil {
+			return math.NaN()
+		}
+		for i, v := range oof {
+			mean[i] += v / float64(len(pts))
+		}
+	}
+	var press float64
+	for i, v := range mean {
+		e := s.ys[t][i] - v
+		press += e * e
+	}
+	return math.Sqrt(press / float64(s.n))
 }

@@ -20,6 +20,7 @@ NAME.splits/split-K.train and .test holding 0-based row indices).
 import argparse
 import csv
 import json
+import math
 import os
 import shlex
 import statistics
@@ -49,6 +50,15 @@ def indices(path):
         return [int(line) for line in f if line.strip()]
 
 
+def log_density(preds, ys):
+    """Sum over rows of log N(y; yhat, se²)."""
+    total = 0.0
+    for p, y in zip(preds, ys):
+        v = p["se"] ** 2
+        total += -0.5 * math.log(2 * math.pi * v) - (y - p["yhat"]) ** 2 / (2 * v)
+    return total
+
+
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -75,6 +85,8 @@ def main():
             sdir = os.path.join(args.panel, name + ".splits")
             k = 0
             rmses, secs, inside, total, worst, fails = [], [], 0, 0, 1.0, []
+            covs, lpd = [], 0.0
+            y_at = header.index("y")
             while os.path.exists(os.path.join(sdir, f"split-{k}.train")):
                 train, test, model = (os.path.join(tmp, f) for f in ("train.csv", "test.csv", "m.kpls"))
                 write_rows(train, header, rows, indices(os.path.join(sdir, f"split-{k}.train")))
@@ -97,19 +109,24 @@ def main():
                 inside += round(cov * len(test_idx))
                 total += len(test_idx)
                 worst = min(worst, cov)
+                covs.append(cov)
+                split_lpd = log_density(doc["predictions"], (float(rows[i][y_at]) for i in test_idx))
+                lpd += split_lpd
                 print(json.dumps({"set": name, "split": k, "rmse": doc["target"]["rmse"], "coverage": cov,
+                                  "lpd": split_lpd / len(test_idx), "noise": doc["noise"]["s"],
                                   "mean": len(doc.get("mean") or []), "select_seconds": round(secs[-1], 3)}), flush=True)
                 k += 1
             if total:
                 table.append((name, len(rows), statistics.median(rmses), inside / total, worst, len(fails),
-                              statistics.median(secs)))
+                              statistics.median(secs), total, statistics.median(covs), lpd / total))
     print(f"\n{100*args.level:g} % prediction intervals, select {args.select_args or '(defaults)'}\n")
-    print("| data | n | splits failed | median RMSE | pooled coverage | worst split | select (s, median) |")
-    print("|---|--:|--:|--:|--:|--:|--:|")
-    for name, n, rmse, cov, worst, nf, sec in table:
-        print(f"| {name} | {n} | {nf} | {rmse:.4g} | {100*cov:.1f} % | {100*worst:.1f} % | {sec:.3g} |")
+    print("| data | n | test rows | splits failed | median RMSE | pooled coverage | median split | worst split | mean LPD | select (s, median) |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for name, n, rmse, cov, worst, nf, sec, nt, med, lpd in table:
+        print(f"| {name} | {n} | {nt} | {nf} | {rmse:.4g} | {100*cov:.1f} % | {100*med:.1f} % | {100*worst:.1f} % | {lpd:.3f} | {sec:.3g} |")
     if table:
-        print(f"| all (pooled over sets, equal weight) | | | | {100*statistics.mean(t[3] for t in table):.1f} % | | |")
+        print(f"| all (pooled over sets, equal weight) | | | | | {100*statistics.mean(t[3] for t in table):.1f} % | | |"
+              f" {statistics.mean(t[9] for t in table):.3f} | |")
 
 
 if __name__ == "__main__":

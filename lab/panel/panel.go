@@ -70,8 +70,8 @@ var panel = []dataSet{
 	realSet("meats", "meats.csv"),
 }
 
-// Run is `kpls-lab panel gen`, which writes the panel into --out, and
-// `kpls-lab panel diag` (diag.go).
+// Run is `kpls-lab panel gen`, which writes the panel into --out,
+// `kpls-lab panel diag` (diag.go) and `kpls-lab panel calib` (calib.go).
 func Run(ctx context.Context, e *cli.Env, args []string) error {
 	fs := cli.NewFlagSet("panel gen", "--out DIR [flags]",
 		"Writes the evaluation panel: the data sets (kin8nm and protein from --shared, the simulated\n"+
@@ -92,10 +92,12 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		args = args[1:]
 	case len(args) > 0 && args[0] == "diag":
 		return runDiag(ctx, e, args[1:])
+	case len(args) > 0 && args[0] == "calib":
+		return runCalib(ctx, e, args[1:])
 	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
 		// The usage of gen, the main command.
 	default:
-		return cli.Usagef("panel: the commands are gen (kpls-lab panel gen --out DIR [flags]) and diag (--data F.csv --split-dir DIR)")
+		return cli.Usagef("panel: the commands are gen (kpls-lab panel gen --out DIR [flags]), diag (--data F.csv --split-dir DIR) and calib (--panel DIR)")
 	}
 	if err := fs.Parse(e, args); err != nil {
 		return err
