@@ -203,20 +203,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 			"d/8, d/4, d/2, d, 2d for d features (on standardised features w = d/2 is scikit-learn's default\n"+
 			"gamma = 1/d), laplacian √d/4 … 4√d.")
 	cfg := &selectConfig{}
-	cfg.mf.Register(fs, string(kpls.DoFApprox))
-	widthList := fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge and improves there")
-	kernels := fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search: rbf, laplacian, matern32, matern52, linear, polynomial (--kernel K alone searches K only)")
-	crit := fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
-	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
-	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
-	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
-	averageBy := fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
-	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
-	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
-	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
-	cfg.keep.Register(fs)
-	fs.BoolVar(&cfg.grid, "grid", false, "print how the search ran and its whole table (every kernel, width and m) before the summary")
-	fs.BoolVar(&cfg.so.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
+	f := cfg.register(fs)
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
@@ -231,43 +218,10 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		opts.DoF = ""
 	}
 	so := &cfg.so
-	so.Seed = cfg.mf.Seed
-	if err = so.Criterion.UnmarshalText([]byte(*crit)); err != nil {
-		return nil, cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *crit)
+	if err := cfg.checkSearch(fs, f); err != nil {
+		return nil, err
 	}
-	if so.Criterion == "" {
-		so.Criterion = kpls.DefaultCriterion
-	}
-	switch {
-	case so.Criterion == kpls.CV && so.Folds < 2:
-		return nil, cli.Usagef("--folds: %d, want at least 2", so.Folds)
-	case so.Repeats < 0:
-		return nil, cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
-	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
-		return nil, cli.Usagef("--repeats applies to cross-validation: --criterion cv")
-	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
-		return nil, cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
-	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:
-		return nil, cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
-	case so.MaxComponents < 0:
-		return nil, cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
-	case so.MaxPasses < 1:
-		return nil, cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
-	case so.SharedKernel && so.Criterion != kpls.CV:
-		return nil, cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
-	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
-		return nil, cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
-	}
-	if err = so.AverageBy.UnmarshalText([]byte(*averageBy)); err != nil {
-		return nil, cli.Usagef("--average-by: %q, want stacked, all or none", *averageBy)
-	}
-	if so.Criterion != kpls.CV {
-		so.AverageWithin = 0 // the default margin is cross-validation's
-	}
-	if so.AverageWithin == 0 {
-		so.AverageBy = kpls.AverageNone // 0: the best point alone
-	}
-	if err := selectGrid(fs, so, opts, *kernels, *widthList); err != nil {
+	if err := selectGrid(fs, so, opts, *f.kernels, *f.widths); err != nil {
 		return nil, err
 	}
 	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, so.MaxComponents); err != nil {
@@ -283,6 +237,72 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	opts.Comm = ranks
 	cfg.opts = opts
 	return cfg, nil
+}
+
+// selectFlags are select's flags read after parsing.
+type selectFlags struct{ widths, kernels, crit, averageBy *string }
+
+// register adds select's flags to fs.
+func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
+	var f selectFlags
+	cfg.mf.Register(fs, string(kpls.DoFApprox))
+	f.widths = fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge and improves there")
+	f.kernels = fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search: rbf, laplacian, matern32, matern52, linear, polynomial (--kernel K alone searches K only)")
+	f.crit = fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
+	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
+	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
+	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
+	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
+	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
+	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
+	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
+	cfg.keep.Register(fs)
+	fs.BoolVar(&cfg.grid, "grid", false, "print how the search ran and its whole table (every kernel, width and m) before the summary")
+	fs.BoolVar(&cfg.so.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
+	return f
+}
+
+// checkSearch sets the criterion and the averaging of cfg.so from the
+// flags and checks the search's flags against each other.
+func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
+	so := &cfg.so
+	so.Seed = cfg.mf.Seed
+	if err := so.Criterion.UnmarshalText([]byte(*f.crit)); err != nil {
+		return cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *f.crit)
+	}
+	if so.Criterion == "" {
+		so.Criterion = kpls.DefaultCriterion
+	}
+	switch {
+	case so.Criterion == kpls.CV && so.Folds < 2:
+		return cli.Usagef("--folds: %d, want at least 2", so.Folds)
+	case so.Repeats < 0:
+		return cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
+	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
+		return cli.Usagef("--repeats applies to cross-validation: --criterion cv")
+	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
+		return cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
+	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:
+		return cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
+	case so.MaxComponents < 0:
+		return cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
+	case so.MaxPasses < 1:
+		return cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
+	case so.SharedKernel && so.Criterion != kpls.CV:
+		return cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
+	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
+		return cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
+	}
+	if err := so.AverageBy.UnmarshalText([]byte(*f.averageBy)); err != nil {
+		return cli.Usagef("--average-by: %q, want stacked, all or none", *f.averageBy)
+	}
+	if so.Criterion != kpls.CV {
+		so.AverageWithin = 0 // the default margin is cross-validation's
+	}
+	if so.AverageWithin == 0 {
+		so.AverageBy = kpls.AverageNone // 0: the best point alone
+	}
+	return nil
 }
 
 // selectGrid sets the kernels and widths of so from --kernel, --kernels

@@ -184,12 +184,49 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	case slices.Contains(drop, w):
 		return nil, cli.Usagef("--weights %q is also listed in --drop", w)
 	}
-	targets, err := list("target", m.Target)
+	excluded := func(c string) bool {
+		return c == m.ID || c == m.Weights && c != "" || slices.Contains(drop, c) || slices.Contains(feats, c)
+	}
+	targets, err := m.targets(e, name, names, feats, drop, excluded)
 	if err != nil {
 		return nil, err
 	}
-	excluded := func(c string) bool {
-		return c == m.ID || c == m.Weights && c != "" || slices.Contains(drop, c) || slices.Contains(feats, c)
+	if feats == nil {
+		for _, c := range names {
+			if !slices.Contains(targets, c) && !excluded(c) {
+				feats = append(feats, c)
+			}
+		}
+	}
+	target := strings.Join(targets, ", ")
+	if len(feats) == 0 {
+		return nil, cli.Usagef("--data %s: no feature columns besides the target %q", name, target)
+	}
+	numeric := append(feats, targets...)
+	if m.Weights != "" {
+		numeric = append(numeric, m.Weights)
+	}
+	t, err := r.Read(dataset.Columns{Numeric: numeric, ID: m.ID})
+	if err != nil {
+		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
+			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
+		}
+		return nil, m.explain(err)
+	}
+	m.Note(e, t)
+	if err := m.checkLanczos(e, t.Rows, len(feats)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// targets are the --target columns of a file with the columns names, or
+// its last column not excluded when --target is not given (said on
+// stderr), each checked against the other column flags.
+func (m *Model) targets(e *cli.Env, name string, names, feats, drop []string, excluded func(string) bool) ([]string, error) {
+	targets, err := list("target", m.Target)
+	if err != nil {
+		return nil, err
 	}
 	if targets == nil {
 		for j := len(names) - 1; j >= 0; j-- {
@@ -219,33 +256,7 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 			return nil, cli.Usagef("--drop: %q is the target", target)
 		}
 	}
-	if feats == nil {
-		for _, c := range names {
-			if !slices.Contains(targets, c) && !excluded(c) {
-				feats = append(feats, c)
-			}
-		}
-	}
-	target := strings.Join(targets, ", ")
-	if len(feats) == 0 {
-		return nil, cli.Usagef("--data %s: no feature columns besides the target %q", name, target)
-	}
-	numeric := append(feats, targets...)
-	if m.Weights != "" {
-		numeric = append(numeric, m.Weights)
-	}
-	t, err := r.Read(dataset.Columns{Numeric: numeric, ID: m.ID})
-	if err != nil {
-		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
-			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
-		}
-		return nil, m.explain(err)
-	}
-	m.Note(e, t)
-	if err := m.checkLanczos(e, t.Rows, len(feats)); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return targets, nil
 }
 
 // unknownColumn names a column missing from a file's header.
