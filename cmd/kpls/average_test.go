@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kpls-go/kpls/kpls"
 )
 
 // selectAverageDoc is the part of `select --json` the average test reads.
@@ -53,7 +55,7 @@ type predictDoc struct {
 	}
 	Predictions []struct{ Yhat, SE, Lower, Upper float64 }
 	Target      struct{ Coverage float64 }
-	Warnings    []string
+	Warnings    []kpls.Warning
 	Noise       *struct {
 		S     float64
 		Sigma *float64
@@ -215,7 +217,7 @@ func TestSelectAverageWithin(t *testing.T) {
 	// Bands there are, though the mean's σ̂ is unknown: no warning says
 	// otherwise.
 	for _, w := range bd.Warnings {
-		if strings.Contains(w, "unknown") {
+		if strings.Contains(w.Message, "unknown") {
 			t.Errorf("bands of the mean warn: %s", w)
 		}
 	}

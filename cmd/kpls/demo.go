@@ -58,7 +58,7 @@ type kinJSON struct {
 	Components int            `json:"components"`
 	Table      []rowJSON      `json:"table"`
 	Best       bestJSON       `json:"best"`
-	Warnings   []string       `json:"warnings"`
+	Warnings   []kpls.Warning `json:"warnings"`
 	Test       testJSON       `json:"test"`
 	Seconds    float64        `json:"seconds"`
 }
@@ -91,7 +91,7 @@ type sincJSON struct {
 	Best     bestJSON       `json:"best"`
 	DoF      []sincDoFJSON  `json:"dof"`
 	Selected map[string]int `json:"selected_by_gmdl"`
-	Warnings []string       `json:"warnings"`
+	Warnings []kpls.Warning `json:"warnings"`
 	Band     []sincBandJSON `json:"band"`
 }
 
@@ -214,7 +214,7 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	// Bands at the chosen m; where they are not numerically reliable
 	// (the library refuses rather than return them), at the largest
 	// smaller m whose bands are, and the output says so.
-	warns := messages(sel.Warnings)
+	warns := sel.Warnings
 	bandsM := best.M
 	bands, err := bandsAt(ctx, m, mat.NewDense(cfg.test, d, xte), bandsM)
 	first := err
@@ -227,12 +227,12 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 		return nil, fmt.Errorf("demo kin8nm bands: %w", err)
 	}
 	if bandsM != best.M {
-		warns = append(warns, fmt.Sprintf("bands for the chosen m = %d were refused (%v): shown for m = %d, the largest m below it whose bands are reliable", best.M, first, bandsM))
+		warns = append(warns, kpls.Warning{Code: warnBandsRefused, Message: fmt.Sprintf("bands for the chosen m = %d were refused (%v): shown for m = %d, the largest m below it whose bands are reliable", best.M, first, bandsM)})
 	}
 	r := &kinRun{sel: sel, bandSigma: m.Stats()[bandsM].Sigma}
 	r.doc = kinJSON{Rows: cfg.rows, TestRows: cfg.test, Seed: cfg.seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
 		Lanczos: demoLanczos, Components: demoComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Warnings: cli.NonNil(warns), Test: coverage(bands, yte, r.bandSigma, testIdx)}
+		Warnings: warningsJSON(warns), Test: coverage(bands, yte, r.bandSigma, testIdx)}
 	r.doc.Test.M = bandsM
 	r.doc.Seconds = time.Since(start).Seconds()
 	return r, nil
@@ -255,7 +255,7 @@ func (cfg *demoConfig) renderKin8nm(w io.Writer, r *kinRun) {
 	tw.Flush()
 	fmt.Fprintf(w, "test RMSE %.4g (training σ̂ %.4g); targets inside the confidence band for f(x): %.1f %%;\n", t.RMSE, r.bandSigma, 100*t.Coverage)
 	fmt.Fprintf(w, "inside the prediction interval (se² + σ̂², adds the noise): %.1f %% (nominal %.0f %%)\n", 100*t.PredictionCoverage, 100*demoLevel)
-	printWarnings(w, r.doc.Warnings)
+	printWarnings(w, messages(r.doc.Warnings))
 	if atEdgeElsewhere(sel) {
 		fmt.Fprintf(w, "(expected: the wider kernels are smoother and want more than the %d components the demo allows; the winner's m is inside)\n", demoKinMaxComponents)
 	}
@@ -379,7 +379,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 	r := &sincRun{sel: sel, seed: seed}
 	s := &r.doc
 	*s = sincJSON{N: demoSincN, Seed: seed, Widths: demoSincWidths, Table: tableJSON(sel.Table), Best: bestOf(sel),
-		Selected: map[string]int{}, Warnings: cli.NonNil(messages(sel.Warnings))}
+		Selected: map[string]int{}, Warnings: warningsJSON(sel.Warnings)}
 	ex, lz, ap := fits[kpls.DoFExact].Stats(), fits[kpls.DoFLanczos].Stats(), fits[kpls.DoFApprox].Stats()
 	for i := 0; i < min(len(ex), len(lz), len(ap)); i++ {
 		s.DoF = append(s.DoF, sincDoFJSON{M: i, Exact: cli.Num(ex[i].DoF), Lanczos: cli.Num(lz[i].DoF), Approx: cli.Num(ap[i].DoF), ApproxSE: cli.Num(ap[i].DoFSE)})
@@ -388,7 +388,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 		s.Selected[string(method)] = m.ComponentsBy(kpls.GMDL)
 		for _, wn := range m.Warnings() {
 			if method != kpls.DoFApprox {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("width %g, %s DoF: %s", width, method, wn))
+				s.Warnings = append(s.Warnings, kpls.Warning{Code: wn.Code, Message: fmt.Sprintf("width %g, %s DoF: %s", width, method, wn.Message)})
 			}
 		}
 	}
@@ -431,7 +431,7 @@ func renderSinc(w io.Writer, r *sincRun) {
 		fmt.Fprintf(tw, "%g\t%s\t%s\t%s\t%s\t\n", b.X, cli.Cell(b.Sinc), cli.Cell(float64(b.Yhat)), cli.Cell(float64(b.Lower)), cli.Cell(float64(b.Upper)))
 	}
 	tw.Flush()
-	printWarnings(w, s.Warnings)
+	printWarnings(w, messages(s.Warnings))
 }
 
 // demoSelect is the demo's search with options o: the RBF widths by gMDL

@@ -28,7 +28,7 @@ type fitJSON struct {
 	ValidComponents     int             `json:"valid_components"`
 	Backend             string          `json:"backend"`
 	Storage             storageJSON     `json:"storage"`
-	Warnings            []string        `json:"warnings"`
+	Warnings            []kpls.Warning  `json:"warnings"`
 	Components          []componentJSON `json:"components"`
 	Selected            selectedJSON    `json:"selected"`
 	Training            trainingJSON    `json:"training"`
@@ -210,7 +210,7 @@ func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
 		Data: cfg.mf.Data, N: s.N, D: s.D, Target: r.targets[i], Features: r.features,
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: s.LanczosSteps,
 		ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(o),
-		Storage: storageOf(m), Warnings: cli.NonNil(messages(m.Warnings())), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+		Storage: storageOf(m), Warnings: warningsJSON(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
 		Training: trainingOf(m, sel.M), Weights: weightsOf(m, cfg.mf.Weights, r.rows), Model: cfg.modelOut,
 	}
 }

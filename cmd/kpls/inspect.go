@@ -48,7 +48,7 @@ type inspectModelJSON struct {
 	Chosen              kpls.Choice      `json:"chosen"`
 	Storage             kpls.Storage     `json:"storage"`
 	Stop                *kpls.Stop       `json:"stop,omitempty"`
-	Warnings            []string         `json:"warnings"`
+	Warnings            []kpls.Warning   `json:"warnings"`
 	Arrays              []inspectArrJSON `json:"arrays"`
 	// WeightTotal is N = Σw of a model fitted with --weights.
 	WeightTotal float64 `json:"weight_total,omitempty"`
@@ -124,7 +124,7 @@ func inspectDoc(path string, info *kpls.FileInfo) inspectJSON {
 		m := inspectModelJSON{Name: mi.Name, Target: o.TargetName, Features: cli.NonNil(o.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: mi.LanczosSteps, ComponentsRequested: o.Components,
 			ValidComponents: mi.ValidComponents, KrylovSteps: mi.KrylovSteps, Chosen: mi.Chosen, Storage: mi.Storage,
-			Warnings: cli.NonNil(messages(mi.Warnings)), WeightTotal: mi.WeightTotal}
+			Warnings: warningsJSON(mi.Warnings), WeightTotal: mi.WeightTotal}
 		if mi.Stop.Reason != kpls.StopNone {
 			s := mi.Stop
 			m.Stop = &s

@@ -141,11 +141,12 @@ func TestFitHumanAndWarningsArray(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var doc struct{ Warnings []string }
+	var doc struct{ Warnings []kpls.Warning }
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Warnings) == 0 || !strings.Contains(stderr, "constant") {
+	// Each warning carries its code into JSON.
+	if len(doc.Warnings) == 0 || doc.Warnings[0].Code != kpls.WarnConstantFeature || !strings.Contains(stderr, "constant") {
 		t.Errorf("warnings %q, stderr %q: want the constant feature named", doc.Warnings, stderr)
 	}
 
@@ -172,7 +173,7 @@ func TestSelectJSONContract(t *testing.T) {
 	var doc struct {
 		Widths   []float64
 		Skipped  []point
-		Warnings []string
+		Warnings []kpls.Warning
 		Table    []map[string]any
 		Best     map[string]any
 	}

@@ -189,6 +189,23 @@ func backendName(o kpls.Options) string {
 	return blas.Name(o.Backend)
 }
 
+// The command's own warning codes, beside the library's: what it finds
+// about predictions and demo runs.
+const (
+	warnOutside      kpls.WarningCode = "outside"
+	warnNoiseUnknown kpls.WarningCode = "noise_unknown"
+	warnBandsRefused kpls.WarningCode = "bands_refused"
+)
+
+// warningsJSON is ws for a JSON document: [] rather than null, each
+// warning an object with its code and message.
+func warningsJSON(ws []kpls.Warning) []kpls.Warning {
+	if ws == nil {
+		return []kpls.Warning{}
+	}
+	return ws
+}
+
 // messages are the warnings' messages.
 func messages(ws []kpls.Warning) []string {
 	out := make([]string, len(ws))

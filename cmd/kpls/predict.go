@@ -34,7 +34,7 @@ type predictJSON struct {
 	Level             *float64         `json:"level,omitempty"`
 	InterceptVariance *bool            `json:"intercept_variance,omitempty"`
 	Extrapolation     extrapJSON       `json:"extrapolation"`
-	Warnings          []string         `json:"warnings"`
+	Warnings          []kpls.Warning   `json:"warnings"`
 	Predictions       []predictionJSON `json:"predictions"`
 	Target            *targetJSON      `json:"target,omitempty"`
 	// Mean lists the models a mean averages (kpls select
@@ -371,21 +371,18 @@ func (cfg *predictConfig) document(s kpls.Summary, t *dataset.Table, pred *kpls.
 }
 
 // warnings are the model's warnings and those about the predictions.
-func (cfg *predictConfig) warnings(s kpls.Summary, t *dataset.Table, pred *kpls.Prediction, ex extrapJSON) []string {
-	warns := []string{}
-	for _, w := range s.Warnings {
-		warns = append(warns, w.Message)
-	}
+func (cfg *predictConfig) warnings(s kpls.Summary, t *dataset.Table, pred *kpls.Prediction, ex extrapJSON) []kpls.Warning {
+	warns := warningsJSON(s.Warnings)
 	if cfg.withBands && math.IsNaN(pred.Noise) {
-		warns = append(warns, fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", s.Members[0].M))
+		warns = append(warns, kpls.Warning{Code: warnNoiseUnknown, Message: fmt.Sprintf("σ̂ for m = %d is unknown (its DoF could not be computed reliably) and no RMSECV stands in: no bands, se and limits are null", s.Members[0].M)})
 	}
 	if ex.Outside > 0 {
 		first := 0
 		for !pred.Extrapolation.Outside[first] {
 			first++
 		}
-		warns = append(warns, fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
-			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(cfg.withBands)))
+		warns = append(warns, kpls.Warning{Code: warnOutside, Message: fmt.Sprintf("%d of %d points lie outside the training data's reach (%s; first: %s): their predictions are extrapolations%s",
+			ex.Outside, t.Rows, describeExtrap(ex), rowName(t, first), bandsCaveat(cfg.withBands))})
 	}
 	return warns
 }
@@ -411,7 +408,7 @@ func (cfg *predictConfig) render(e *cli.Env, r *predictResult) (err error) {
 	case cfg.form == "json":
 		docs := make([]predictJSON, len(r.parts))
 		for i, p := range r.parts {
-			warnLines(e.Stderr, targetPrefixed(r.names(), i, p.doc.Warnings))
+			warnLines(e.Stderr, targetPrefixed(r.names(), i, messages(p.doc.Warnings)))
 			docs[i] = p.doc
 		}
 		err = writeTargets(w, docs)
@@ -504,7 +501,7 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 			fmt.Fprintln(w)
 		}
 		if cfg.form != "json" {
-			printWarnings(w, doc.Warnings)
+			printWarnings(w, messages(doc.Warnings))
 		}
 	}
 }

@@ -36,7 +36,7 @@ type selectJSON struct {
 	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
 	Storage     storageJSON    `json:"storage"`
-	Warnings    []string       `json:"warnings"`
+	Warnings    []kpls.Warning `json:"warnings"`
 	Table       []rowJSON      `json:"table"`
 	Choices     []rowJSON      `json:"choices"`
 	Best        bestJSON       `json:"best"`
@@ -430,7 +430,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: cli.NonNil(messages(sel.Warnings)),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin), Weights: weightsOf(sel.Model, cfg.mf.Weights, r.n), Model: cfg.modelOut,
 	}
