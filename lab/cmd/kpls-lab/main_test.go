@@ -54,8 +54,12 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, c := range program.Commands {
-		if !strings.Contains(out, "Usage: kpls-lab "+c.Name) {
-			t.Errorf("kpls-lab --help does not list the flags of %s", c.Name)
+		if !strings.Contains(out, "\n  "+c.Name+" ") {
+			t.Errorf("kpls-lab --help does not list %s", c.Name)
+		}
+		code, out, _ := labRun(t, c.Name, "--help")
+		if code != 0 || !strings.Contains(out, "Usage: kpls-lab "+c.Name) {
+			t.Errorf("kpls-lab %s --help: exit %d, no usage line:\n%s", c.Name, code, out)
 		}
 	}
 }
