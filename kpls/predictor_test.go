@@ -352,3 +352,35 @@ func TestKernelString(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectInterruptedBestSoFar: a search cancelled before its third
+// grid point returns the context's error with the best of the two points
+// it scored, the same as a search over those two alone.
+func TestSelectInterruptedBestSoFar(t *testing.T) {
+	x, y := predictorData(160, 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.3, 3, 30}, AverageBy: AverageNone}
+	so.Seed = 3
+	so.Progress = func(p Progress) {
+		if p.Stage == StageSelect && p.Done == 2 {
+			cancel()
+		}
+	}
+	part, err := Select(ctx, x, y, so)
+	if !errors.Is(err, context.Canceled) || part == nil {
+		t.Fatalf("cancelled search: %v, selection %v", err, part)
+	}
+	if len(part.Choices) != 2 || part.Model != nil || part.Predictor != nil {
+		t.Fatalf("%d choices, model %v, predictor %v: want the two scored points and nothing fitted", len(part.Choices), part.Model, part.Predictor)
+	}
+	so.Widths, so.Progress = []float64{0.3, 3}, nil
+	two, err := Select(context.Background(), x, y, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Best.Kernel != two.Best.Kernel || part.Best.M != two.Best.M || part.Best.RMSECV != two.Best.RMSECV {
+		t.Errorf("best so far %v m = %d (RMSECV %v); a search of those points alone: %v m = %d (%v)",
+			part.Best.Kernel, part.Best.M, part.Best.RMSECV, two.Best.Kernel, two.Best.M, two.Best.RMSECV)
+	}
+}

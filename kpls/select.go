@@ -269,12 +269,17 @@ func (g gridPoint) width() float64 {
 // (the DoF-based criteria), reads every m from that run, and extends the
 // components while the choice sits at the largest m fitted. One n×n
 // buffer is reused across the grid.
+//
+// When ctx is cancelled during the search, Select returns ctx's error
+// and, if some grid point was scored by then, the selection so far: its
+// Table, Choices and Best, without Model or Predictor (nothing was fitted
+// to all rows), so that a caller can say what was found.
 func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*Selection, error) {
 	sels, err := selectTargets(ctx, x, [][]float64{y}, so)
-	if err != nil {
+	if sels == nil {
 		return nil, err
 	}
-	return sels[0], nil
+	return sels[0], err
 }
 
 // SelectTargets runs Select for every column of the response matrix y
@@ -284,7 +289,8 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*
 // column alone (to rounding; the budget of passes is shared). With
 // so.SharedKernel, one kernel and width serve all targets, each with its
 // own m. With so.TargetNames set, target t's model records TargetNames[t]
-// as its TargetName.
+// as its TargetName. A cancelled search returns the selections so far
+// with the context's error, as Select does.
 func SelectTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, so SelectOptions) ([]*Selection, error) {
 	ys, err := responseColumns(y, so.Options)
 	if err != nil {
@@ -299,6 +305,9 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 		return nil, err
 	}
 	if err := s.search(scanned); err != nil {
+		if ctx.Err() != nil && s.scoredEvery() {
+			return s.sels, err // the best so far, for the caller to report
+		}
 		return nil, err
 	}
 	// Targets at the same grid point follow one another, so that they
@@ -587,6 +596,16 @@ func (s *selector) search(scanned map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// scoredEvery reports whether every target has a best grid point so far.
+func (s *selector) scoredEvery() bool {
+	for _, sel := range s.sels {
+		if len(sel.Choices) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // takeIn adds point p's results to chooser c's targets, keeps it if it

@@ -305,6 +305,21 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 	return nil
 }
 
+// bestSoFar tells, on stderr, the best grid point an interrupted search
+// had scored for each target: nothing was fitted to all rows, so nothing
+// is saved.
+func bestSoFar(e *cli.Env, sels []*kpls.Selection, targets []string) {
+	for i, sel := range sels {
+		b := sel.Best
+		points := fmt.Sprintf("%d grid points", len(sel.Choices))
+		if len(sel.Choices) == 1 {
+			points = "1 grid point"
+		}
+		fmt.Fprintf(e.Stderr, "%s: interrupted after %s; the best so far%s: %s, m = %d, %s %s (not saved: rerun to fit it)\n",
+			e.Prog, points, modelOf(targets, i), gridLabel(b), b.M, sel.Criterion, cli.Round(b.Score(sel.Criterion)))
+	}
+}
+
 // selectGrid sets the kernels and widths of so from --kernel, --kernels
 // and --widths.
 func selectGrid(fs *cli.FlagSet, so *kpls.SelectOptions, opts kpls.Options, kernels, widthList string) error {
@@ -365,6 +380,9 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 	}
 	prog.Done()
 	if err != nil {
+		if sels != nil && ctx.Err() != nil {
+			bestSoFar(e, sels, tr.Targets)
+		}
 		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
 	r := &selectResult{sels: sels, n: tr.N, d: len(tr.Features), targets: tr.Targets}
