@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/kpls-go/kpls/internal/simd"
 )
@@ -126,14 +127,32 @@ func (p *Program) report(ctx context.Context, stderr io.Writer, name string, err
 		fmt.Fprintf(stderr, "%s: interrupted\n", p.Name)
 		return ExitInterrupted
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %s\nRun '%s %s --help' for usage.\n", p.Name, ue.msg, p.Name, name)
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s %s --help' for usage.\n", p.Name, clip(ue.msg), p.Name, name)
 		return ExitUsage
 	case errors.Is(err, ErrFlagParse):
 		// The flag package has already printed the problem and the usage.
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", p.Name, clean(err))
+	fmt.Fprintf(stderr, "%s: %s\n", p.Name, clip(clean(err)))
 	return ExitError
+}
+
+// maxMessage bounds the bytes of an error message the command prints: a
+// message quotes what the input holds (a column's name, a value), and a
+// hostile file must not make it print megabytes.
+const maxMessage = 2000
+
+// clip cuts msg to maxMessage bytes, on a rune boundary, saying how long
+// it was.
+func clip(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [cut: %d bytes in all]", msg[:cut], len(msg))
 }
 
 // clean drops the library's "kpls: " prefixes from an error message, which

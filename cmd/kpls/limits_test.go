@@ -24,3 +24,15 @@ func TestMaxLineBytes(t *testing.T) {
 		t.Errorf("no limit: exit %d: %s", code, stderr)
 	}
 }
+
+// TestErrorClipped: an error that quotes a hostile input (here a header
+// cell of a megabyte, listed among the columns a missing target is not)
+// prints a bounded message that still names the file and the problem.
+func TestErrorClipped(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	path := writeFile(t, "huge.csv", "a,"+huge+",y\n1,2,3\n4,5,6\n7,8,9\n")
+	code, _, stderr := kplsRun(t, "fit", "--data", path, "--target", "nope")
+	if code == 0 || len(stderr) > 4000 || !strings.Contains(stderr, "nope") || !strings.Contains(stderr, "bytes in all") {
+		t.Errorf("exit %d, %d bytes of stderr: %.300s", code, len(stderr), stderr)
+	}
+}
