@@ -119,50 +119,56 @@ type Member struct {
 // vectors centred with the training statistics.
 func (m *Model) Predict(ctx context.Context, x mat.Matrix, opt PredictOptions) (*Prediction, error) {
 	comp := m.Chosen().M
-	var (
-		p   = &Prediction{}
-		err error
-	)
-	if opt.Uncertainty == NoUncertainty {
-		if opt.Diagnostics {
-			p.Yhat, p.Extrapolation, err = m.predictOutside(ctx, x, comp)
-		} else {
-			p.Yhat, err = m.predictAt(ctx, x, comp)
-		}
-		return p, err
-	}
-	bo, err := opt.bandOptions()
-	if err != nil {
-		return nil, err
-	}
-	bands := func(ctx context.Context, x mat.Matrix) ([]bandValue, error) {
-		if opt.Uncertainty == PredictionInterval {
-			return m.predictIntervals(ctx, x, comp, bo)
-		}
-		return m.predictBands(ctx, x, comp, bo)
-	}
-	p.Noise, p.NoiseFromRMSECV = m.noiseLevel(comp)
-	if err := p.fillBands(ctx, x, bands, opt); err != nil {
-		return nil, err
-	}
-	if opt.Diagnostics {
-		_, p.Extrapolation, err = m.predictOutside(ctx, x, comp)
-	}
-	return p, err
+	return predictBy(ctx, x, opt, predictPaths{
+		plain: func(ctx context.Context, x mat.Matrix) ([]float64, error) { return m.predictAt(ctx, x, comp) },
+		outside: func(ctx context.Context, x mat.Matrix) ([]float64, *Extrapolation, error) {
+			return m.predictOutside(ctx, x, comp)
+		},
+		bands: func(ctx context.Context, x mat.Matrix, bo bandOpts, intervals bool) ([]bandValue, error) {
+			if intervals {
+				return m.predictIntervals(ctx, x, comp, bo)
+			}
+			return m.predictBands(ctx, x, comp, bo)
+		},
+		noise: func() (float64, bool) { return m.noiseLevel(comp) },
+	})
 }
 
 // Predict predicts the rows of x with the mean of its members'
 // predictions, each at its chosen m.
 func (a *Mean) Predict(ctx context.Context, x mat.Matrix, opt PredictOptions) (*Prediction, error) {
-	var (
-		p   = &Prediction{}
-		err error
-	)
+	return predictBy(ctx, x, opt, predictPaths{
+		plain:   a.predict,
+		outside: a.predictOutside,
+		bands: func(ctx context.Context, x mat.Matrix, bo bandOpts, intervals bool) ([]bandValue, error) {
+			if intervals {
+				return a.predictIntervals(ctx, x, bo)
+			}
+			return a.predictBands(ctx, x, bo)
+		},
+		noise: a.noiseLevel,
+	})
+}
+
+// predictPaths are how a model or a mean computes what Predict asks for.
+type predictPaths struct {
+	plain   func(context.Context, mat.Matrix) ([]float64, error)
+	outside func(context.Context, mat.Matrix) ([]float64, *Extrapolation, error)
+	bands   func(ctx context.Context, x mat.Matrix, bo bandOpts, intervals bool) ([]bandValue, error)
+	noise   func() (float64, bool)
+}
+
+// predictBy answers Predict through paths: the predictions alone (with
+// the diagnostics, from the same kernel vectors), or the band's or
+// interval's predictions and limits, then the diagnostics.
+func predictBy(ctx context.Context, x mat.Matrix, opt PredictOptions, paths predictPaths) (*Prediction, error) {
+	p := &Prediction{}
+	var err error
 	if opt.Uncertainty == NoUncertainty {
 		if opt.Diagnostics {
-			p.Yhat, p.Extrapolation, err = a.predictOutside(ctx, x)
+			p.Yhat, p.Extrapolation, err = paths.outside(ctx, x)
 		} else {
-			p.Yhat, err = a.predict(ctx, x)
+			p.Yhat, err = paths.plain(ctx, x)
 		}
 		return p, err
 	}
@@ -171,17 +177,14 @@ func (a *Mean) Predict(ctx context.Context, x mat.Matrix, opt PredictOptions) (*
 		return nil, err
 	}
 	bands := func(ctx context.Context, x mat.Matrix) ([]bandValue, error) {
-		if opt.Uncertainty == PredictionInterval {
-			return a.predictIntervals(ctx, x, bo)
-		}
-		return a.predictBands(ctx, x, bo)
+		return paths.bands(ctx, x, bo, opt.Uncertainty == PredictionInterval)
 	}
-	p.Noise, p.NoiseFromRMSECV = a.noiseLevel()
+	p.Noise, p.NoiseFromRMSECV = paths.noise()
 	if err := p.fillBands(ctx, x, bands, opt); err != nil {
 		return nil, err
 	}
 	if opt.Diagnostics {
-		_, p.Extrapolation, err = a.predictOutside(ctx, x)
+		_, p.Extrapolation, err = paths.outside(ctx, x)
 	}
 	return p, err
 }
