@@ -9,22 +9,32 @@ import (
 // Extrapolation says which points of a batch a model extrapolates to, by
 // two rules: the distance rule (far from the training inputs, see
 // ReachMin) and the leverage rule (a leverage in the model's score space
-// above LeverageLimit, which no training row can have; see
-// Model.Leverage). These are the rules by which `kpls predict` flags a
-// point "outside".
+// above LeverageLimit, which no training row can have). These are the
+// rules by which `kpls predict` flags a point "outside".
+//
+// The leverage of x at m components is h(x) = 1/N + Σ_{a ≤ m} t_a(x)²,
+// t_a(x) = k_c(x)ᵀg_a: the hat value x would have in the regression of y
+// on the intercept and the first m scores (orthonormal in training), so
+// every training row has 1/N ≤ h ≤ 1. It is Hotelling's T² of PLS
+// monitoring, T² = (N−1)(h − 1/N), in the units of a hat value. A mean
+// takes its members' largest, each at its m.
 type Extrapolation struct {
-	// Measure is the distance rule's measure: "max_k" (Reach, for kernels
-	// with a width; far below Threshold) or "range_excess" (RangeExcess,
-	// for the others; far above Threshold).
-	Measure   string
-	Threshold float64
+	// Measure is the distance rule's measure: "max_k" (max_i k(x, x_i),
+	// for kernels with a width; far below Threshold) or "range_excess"
+	// (how far a feature lies beyond its training range, as a share of
+	// it, for the others; far above Threshold).
+	Measure   string  `json:"measure"`
+	Threshold float64 `json:"threshold"`
 	// Distance holds each point's value of Measure, Leverage its leverage.
-	Distance, Leverage []float64
+	Distance []float64 `json:"distance"`
+	Leverage []float64 `json:"leverage"`
 	// Outside flags the points either rule flags.
-	Outside []bool
+	Outside []bool `json:"outside"`
 	// Far and HighLeverage count the points each rule flags, Count
 	// those either flags.
-	Far, HighLeverage, Count int
+	Far          int `json:"far"`
+	HighLeverage int `json:"high_leverage"`
+	Count        int `json:"count"`
 }
 
 // predictOutside predicts the rows of x with comp components, as Predict

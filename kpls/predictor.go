@@ -2,6 +2,7 @@ package kpls
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"slices"
@@ -318,4 +319,39 @@ func (a *Mean) Summary() Summary {
 	s.Noise, s.NoiseFromRMSECV = a.noiseLevel()
 	s.TrainingRMSE, s.TrainingR2 = a.trainingFit()
 	return s
+}
+
+// MarshalJSON writes the prediction with null for what is unknown (a NaN
+// limit where no noise level is known) and leaves out what was not asked
+// for.
+func (p *Prediction) MarshalJSON() ([]byte, error) {
+	nums := func(v []float64) []jsonNum {
+		if v == nil {
+			return nil
+		}
+		out := make([]jsonNum, len(v))
+		for i, x := range v {
+			out[i] = jsonNum(x)
+		}
+		return out
+	}
+	return json.Marshal(struct {
+		Yhat            []jsonNum      `json:"yhat"`
+		SE              []jsonNum      `json:"se,omitempty"`
+		Lower           []jsonNum      `json:"lower,omitempty"`
+		Upper           []jsonNum      `json:"upper,omitempty"`
+		Level           float64        `json:"level,omitempty"`
+		Noise           *jsonNum       `json:"noise,omitempty"`
+		NoiseFromRMSECV bool           `json:"noise_from_rmsecv,omitempty"`
+		Extrapolation   *Extrapolation `json:"extrapolation,omitempty"`
+	}{nums(p.Yhat), nums(p.SE), nums(p.Lower), nums(p.Upper), p.Level, noiseOf(p), p.NoiseFromRMSECV, p.Extrapolation})
+}
+
+// noiseOf is p's noise level for JSON, nil without limits.
+func noiseOf(p *Prediction) *jsonNum {
+	if p.SE == nil {
+		return nil
+	}
+	n := jsonNum(p.Noise)
+	return &n
 }

@@ -384,3 +384,22 @@ func TestSelectInterruptedBestSoFar(t *testing.T) {
 			part.Best.Kernel, part.Best.M, part.Best.RMSECV, two.Best.Kernel, two.Best.M, two.Best.RMSECV)
 	}
 }
+
+// TestPredictionJSON: a prediction marshals with lower-case fields, null
+// for an unknown limit, and without what was not asked for.
+func TestPredictionJSON(t *testing.T) {
+	p := &Prediction{Yhat: []float64{1.5, 2}, SE: []float64{0.1, math.NaN()}, Lower: []float64{1, math.NaN()}, Upper: []float64{2, math.NaN()},
+		Level: 0.95, Noise: 0.3}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"yhat":[1.5,2],"se":[0.1,null],"lower":[1,null],"upper":[2,null],"level":0.95,"noise":0.3}`
+	if string(b) != want {
+		t.Errorf("JSON %s\nwant %s", b, want)
+	}
+	b, err = json.Marshal(&Prediction{Yhat: []float64{3}, Extrapolation: &Extrapolation{Measure: "max_k", Leverage: []float64{0.2}, Outside: []bool{false}}})
+	if err != nil || !strings.HasPrefix(string(b), `{"yhat":[3],"extrapolation":{"measure":"max_k"`) || strings.Contains(string(b), "noise") {
+		t.Errorf("plain JSON %s, %v", b, err)
+	}
+}
