@@ -122,11 +122,11 @@ func TestCostLimit(t *testing.T) {
 	if !(plain > 0 && band > 0) {
 		t.Fatalf("cost model %g, %g", plain, band)
 	}
-	// Scaled to a slow machine: 50 µs per plain point, 1 ms per band
-	// point, so that the limit (1 s of a 2 s timeout) falls at 20,000
-	// plain points and 1,000 band points.
+	// Scaled to a slow machine: 50 µs per plain point, 32 ms per block of
+	// band points (bandBlock), so that the limit (1 s of a 2 s timeout)
+	// falls at 20,000 plain points and 1,000 band points (31 blocks).
 	n, d, m := float64(s.first.N), float64(s.first.D), float64(max(s.first.Members[0].M, 1))
-	s.adm.plain, s.adm.band = 50e-6/(n*(d+1)), 1e-3/(n*m)
+	s.adm.plain, s.adm.band = 50e-6/(n*(d+1)), 32e-3/(n*m)
 	s.Timeout = 2 * time.Second
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -137,7 +137,7 @@ func TestCostLimit(t *testing.T) {
 		says   string
 	}{
 		{`{"x": [` + rows(100000) + `]}`, 413, "send at most 20000 points"},
-		{`{"x": [` + rows(5000) + `], "level": 0.9}`, 413, "send at most 1000 points"},
+		{`{"x": [` + rows(4992) + `], "level": 0.9}`, 413, "send at most 1000 points"},
 		{`{"x": [` + rows(1) + `]}`, 200, ""},
 	} {
 		t0 := time.Now()
@@ -145,6 +145,12 @@ func TestCostLimit(t *testing.T) {
 		if status != tc.status || !bytes.Contains(body, []byte(tc.says)) {
 			t.Errorf("%.40s…: status %d in %v, %.300s; want %d saying %q", tc.body, status, time.Since(t0), body, tc.status, tc.says)
 		}
+	}
+	// A band request of one point costs a whole block: where a block
+	// takes longer than the limit, one point is refused at once too.
+	s.adm.band = 1.5 / (n * m)
+	if status, body := post(t, srv.Client(), srv.URL, []byte(`{"x": [`+rows(1)+`], "level": 0.9}`)); status != 413 || !bytes.Contains(body, []byte("even one point")) {
+		t.Errorf("one band point at 1.5 s a block: status %d, %s", status, body)
 	}
 }
 

@@ -19,6 +19,13 @@ import (
 // measured once, at start-up) and for the wait for a work slot.
 const TimeShare = 0.5
 
+// bandBlock is the block of points a band request is priced by: a
+// request of up to bandBlock points costs one block's m products with the
+// kernel matrix, whatever its size (the library's blocks hold up to 128
+// points on the Ritz path and fewer on the reverse path, so 32 errs on
+// the side of refusing).
+const bandBlock = 32
+
 // defaultMaxDecodes is the number of bodies read at once when
 // Server.MaxDecodes is 0: two per core, so that a slow client does not
 // hold up the others, and few enough that their memory stays bounded.
@@ -31,7 +38,9 @@ type admission struct {
 	// plain and band are seconds per unit of work, measured by
 	// Calibrate; 0 until then (no limit from the cost model). A plain
 	// unit is one kernel evaluation's share, point × n × (d + 1); a band
-	// unit is point × n × m.
+	// unit is bandBlock points × n × m: the library's bands pass a block
+	// of points through m products with the n×n kernel matrix, and a
+	// block of one point costs about what a full block costs.
 	plain, band float64
 }
 
@@ -49,9 +58,9 @@ func (s *Server) admission() *admission {
 }
 
 // Calibrate measures the cost model: the time of a plain prediction of
-// 256 points and, with bands, of a band request of 32 points (after one
-// that builds the kernel matrix and the scores at the default m). Call it
-// before serving; main does so at start-up. Without it only MaxPoints and
+// 256 points and, with bands, of a band request of one block (bandBlock
+// points, after one that builds the kernel matrix and the scores at the
+// default m). Call it before serving; main does so at start-up. Without it only MaxPoints and
 // BandBudget bound the work of a request.
 func (s *Server) Calibrate(ctx context.Context, bands bool) error {
 	a := s.admission()
@@ -79,12 +88,11 @@ func (s *Server) Calibrate(ctx context.Context, bands bool) error {
 	if _, err := p.Predict(ctx, mat.NewDense(1, first.D, nil), band); err != nil {
 		return fmt.Errorf("calibrating bands: %w", err)
 	}
-	const bandPoints = 32
 	t0 := time.Now()
-	if _, err := p.Predict(ctx, mat.NewDense(bandPoints, first.D, nil), band); err != nil {
+	if _, err := p.Predict(ctx, mat.NewDense(bandBlock, first.D, nil), band); err != nil {
 		return fmt.Errorf("calibrating bands: %w", err)
 	}
-	a.band = time.Since(t0).Seconds() / (bandPoints * n * comps)
+	a.band = time.Since(t0).Seconds() / (n * comps)
 	return nil
 }
 
@@ -117,7 +125,8 @@ func (s *Server) estimate(req *predictRequest, points int, ps []kpls.Predictor) 
 			}
 		}
 	}
-	sec := p * n * (plain*a.plain + band*a.band)
+	blocks := math.Ceil(p / bandBlock)
+	sec := p*n*plain*a.plain + blocks*n*band*a.band
 	return time.Duration(sec * float64(time.Second))
 }
 
@@ -129,9 +138,14 @@ func (s *Server) admit(ctx context.Context, req *predictRequest, points int, ps 
 	est := s.estimate(req, points, ps)
 	if limit := time.Duration(TimeShare * float64(s.Timeout)); est > limit {
 		most := int(float64(points) * float64(limit) / float64(est))
+		if one := s.estimate(req, 1, ps); one > limit {
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf(
+				"even one point would take about %v at the speed measured at start-up, over %v (%.0f %% of the %v timeout): ask without a level, or run the service with a longer -timeout",
+				one.Round(time.Millisecond), limit, 100*TimeShare, s.Timeout)
+		}
 		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf(
 			"%d points would take about %v at the speed measured at start-up, over %v (%.0f %% of the %v timeout): send at most %d points per request",
-			points, est.Round(time.Millisecond), limit, 100*TimeShare, s.Timeout, most)
+			points, est.Round(time.Millisecond), limit, 100*TimeShare, s.Timeout, max(most, 1))
 	}
 	select {
 	case s.slots <- struct{}{}:
