@@ -32,10 +32,11 @@ const (
 )
 
 // The default selects' protein split: a seeded permutation of the rows,
-// the first heldoutTrain of them to train on, the rest held out.
+// the first HeldoutTrain of them to train on, the rest held out
+// (WriteSplit; lab/peer/split writes the same for the peers).
 const (
-	splitSeed    = 1
-	heldoutTrain = 0.8
+	SplitSeed    = 1
+	HeldoutTrain = 0.8
 )
 
 // options are the command's flags.
@@ -125,7 +126,7 @@ func run(e *cli.Env, o options) error {
 	var rs []result
 	for _, s := range specs {
 		if sp := s.split; sp != nil {
-			if err := writeSplit(sp.from, sp.train, sp.test, heldoutTrain, splitSeed); err != nil {
+			if err := WriteSplit(sp.from, sp.train, sp.test, HeldoutTrain, SplitSeed); err != nil {
 				return err
 			}
 		}
@@ -201,10 +202,10 @@ func plan(o options, gen, tmp string) []spec {
 	return specs
 }
 
-// writeSplit writes the rows of the CSV file from, header first in both,
+// WriteSplit writes the rows of the CSV file from, header first in both,
 // to train (the first frac of a permutation seeded by seed) and test (the
 // rest), each row as it was written.
-func writeSplit(from, train, test string, frac float64, seed uint64) error {
+func WriteSplit(from, train, test string, frac float64, seed uint64) error {
 	b, err := os.ReadFile(from)
 	if err != nil {
 		return err

@@ -176,7 +176,7 @@ func TestWriteSplit(t *testing.T) {
 	}
 	split := func(seed uint64) (train, test []string) {
 		tr, te := filepath.Join(dir, "tr.csv"), filepath.Join(dir, "te.csv")
-		if err := writeSplit(from, tr, te, 0.8, seed); err != nil {
+		if err := WriteSplit(from, tr, te, 0.8, seed); err != nil {
 			t.Fatal(err)
 		}
 		return read(tr), read(te)
