@@ -198,7 +198,8 @@ func hostileBodies(limit int) [][]byte {
 // (20 of each kind) and samples the heap: the old decoder grew it by over
 // 10 GiB; now at most MaxDecodes bodies are read at once, each holding at
 // most its largest token and MaxPoints rows. Every hostile request must
-// be refused (or its connection closed after the refusal), and the
+// be refused (400, or 503 unread when its deadline passed waiting for a
+// decode slot; or its connection closed after the refusal), and the
 // server must answer correctly afterwards.
 func TestHostileLoad(t *testing.T) {
 	if testing.Short() {
@@ -245,7 +246,12 @@ func TestHostileLoad(t *testing.T) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 400 || len(b) > 1000 {
+			// Refused: 400 once read, or 503 when the request's deadline
+			// passed while it waited for a decode slot (unread: under the
+			// race detector 60 bodies through 4 slots take longer than
+			// the timeout).
+			waited := resp.StatusCode == 503 && bytes.Contains(b, []byte("not read within"))
+			if resp.StatusCode != 400 && !waited || len(b) > 1000 {
 				t.Errorf("hostile body %d: status %d, %.300s", i%len(bodies), resp.StatusCode, b)
 			}
 			refused.Add(1)
