@@ -124,8 +124,8 @@ func TestSelectAverageDoF(t *testing.T) {
 		switch {
 		case c.want == DoFNone && b.DoF != float64(b.M+1):
 			t.Errorf("%s: the best's DoF %v, want the naive m + 1 = %d of DoFNone", c.name, b.DoF, b.M+1)
-		case c.want == DoFNone && !math.IsNaN(sel.mean().Stats().DoF):
-			t.Errorf("%s: the mean's DoF %v, want NaN (its members' are not computed)", c.name, sel.mean().Stats().DoF)
+		case c.want == DoFNone && !math.IsNaN(sel.mean().stats.DoF):
+			t.Errorf("%s: the mean's DoF %v, want NaN (its members' are not computed)", c.name, sel.mean().stats.DoF)
 		case c.want != DoFNone && !(math.Abs(b.DoF-st.DoF) <= 4*b.DoFSE+1e-9):
 			t.Errorf("%s: the best's DoF %v ± %v, exact %v", c.name, b.DoF, b.DoFSE, st.DoF)
 		}

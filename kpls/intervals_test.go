@@ -288,7 +288,7 @@ func TestBandsCoverWithRMSECV(t *testing.T) {
 			}
 			cv2 += mk.Chosen().RMSECV * mk.Chosen().RMSECV / float64(len(members))
 		}
-		if st := sel.mean().Stats(); len(members) > 1 && (!math.IsNaN(st.DoF) || !math.IsNaN(st.Sigma)) {
+		if st := sel.mean().stats; len(members) > 1 && (!math.IsNaN(st.DoF) || !math.IsNaN(st.Sigma)) {
 			t.Errorf("set %d: the mean's DoF %g and σ̂ %g from members' DoF of different methods", s, st.DoF, st.Sigma)
 		}
 		if ns, cv := sel.mean().noiseLevel(); ns != math.Sqrt(cv2) || !cv {

@@ -134,13 +134,6 @@ func (m *Model) dofMax() float64 {
 // point's when the mean comes from Select.
 func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
 
-// Stats returns the statistics of the mean fit on its training rows: its
-// RSS, DoF (the mean of the members' DoF at their chosen m; NaN if one
-// is unknown or they come from different methods, as in Select's means,
-// whose other members are fitted without DoF; its DoFSE from the
-// members' assumed independent), σ̂ and the criteria computed from them.
-// M is −1: each member has its own m.
-func (a *Mean) Stats() Stats { return a.stats }
 
 // trainingFit returns the root mean squared error and R² of the mean fit
 // on its training rows (weighted, with N = Σw, for weighted models).

@@ -105,7 +105,7 @@ func TestMeanFiniteDifferences(t *testing.T) {
 	for j, f := range fitted {
 		rss += (y[j] - f) * (y[j] - f)
 	}
-	st := mean.Stats()
+	st := mean.stats
 	if e := relErr(st.DoF, trace); !(e <= 1e-6) {
 		t.Errorf("DoF %.10g, trace of the finite-difference hat matrix %.10g", st.DoF, trace)
 	}
@@ -179,7 +179,7 @@ func TestMeanOfOne(t *testing.T) {
 			t.Errorf("point %d: mean %+v, model %+v", i, got[i], want[i])
 		}
 	}
-	if s, w := mean.Stats(), m.Stats()[comp]; relErr(s.RSS, w.RSS) > 1e-10 || s.DoF != w.DoF || relErr(s.Sigma, w.Sigma) > 1e-10 {
+	if s, w := mean.stats, m.Stats()[comp]; relErr(s.RSS, w.RSS) > 1e-10 || s.DoF != w.DoF || relErr(s.Sigma, w.Sigma) > 1e-10 {
 		t.Errorf("stats: mean %+v, model %+v", s, w)
 	}
 }

@@ -72,7 +72,7 @@ func TestMeanFile(t *testing.T) {
 	for i, m := range got.Members() {
 		sameModel(t, "member", members[i], m)
 	}
-	if g, w := got.Stats(), mean.Stats(); !sameFloat(g.RSS, w.RSS) || !sameFloat(g.DoF, w.DoF) || !sameFloat(g.Sigma, w.Sigma) {
+	if g, w := got.stats, mean.stats; !sameFloat(g.RSS, w.RSS) || !sameFloat(g.DoF, w.DoF) || !sameFloat(g.Sigma, w.Sigma) {
 		t.Errorf("stats %+v, want %+v", g, w)
 	}
 	for _, intervals := range []bool{false, true} {

@@ -87,7 +87,10 @@ type Summary struct {
 	// grid point's first: a Model is its own single member.
 	Members []Member
 	// Stats are the training statistics of the predictions: the model's
-	// at its m, or the mean fit's (M −1, DoF NaN when unknown).
+	// at its m, or the mean fit's: its RSS, DoF (the mean of the members'
+	// DoF at their m; NaN if one is unknown or they come from different
+	// methods, as in Select's means, whose other members are fitted
+	// without DoF), σ̂ and the criteria from them, with M −1.
 	Stats Stats
 	// TrainingRMSE and TrainingR2 are the predictions' fit to the
 	// training rows (weighted, with N = Σw, for weighted fits).

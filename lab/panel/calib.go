@@ -334,7 +334,7 @@ func sigmaOf(ctx context.Context, x *mat.Dense, y []float64, sel *kpls.Selection
 	if err != nil {
 		return 0, err
 	}
-	return mean.Stats().Sigma, nil
+	return mean.Summary().Stats.Sigma, nil
 }
 
 // zqLevel is the level of the two-sided normal quantile zq.

@@ -19,16 +19,12 @@ import numpy as np
 import sklearn
 from sklearn.model_selection import GridSearchCV, KFold
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = {"protein": "RMSD", "kin8nm": "y"}
 THREADS = 2
 
 
-SPLITS = HERE
-
-
-def load(data, part):
-    path = os.path.join(SPLITS, f"{data}-{part}.csv")
+def load(splits, data, part):
+    path = os.path.join(splits, f"{data}-{part}.csv")
     with open(path) as f:
         head = [h.strip().strip('"') for h in f.readline().split(",")]
     a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64)
@@ -172,11 +168,9 @@ def main():
     ap.add_argument("--gp-budget", type=float, default=600.0,
                     help="wall seconds per GP optimizer run (initial + each restart)")
     a = ap.parse_args()
-    global SPLITS
-    SPLITS = a.splits
 
-    Xtr, ytr, ptr = load(a.data, "train")
-    Xte, yte, pte = load(a.data, "test")
+    Xtr, ytr, ptr = load(a.splits, a.data, "train")
+    Xte, yte, pte = load(a.splits, a.data, "test")
     n_train_full = len(ytr)
     if a.subsample and a.subsample < len(ytr):
         idx = np.random.default_rng(0).choice(len(ytr), a.subsample, replace=False)
