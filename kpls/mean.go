@@ -134,7 +134,6 @@ func (m *Model) dofMax() float64 {
 // point's when the mean comes from Select.
 func (a *Mean) Members() []*Model { return slices.Clone(a.members) }
 
-
 // trainingFit returns the root mean squared error and R² of the mean fit
 // on its training rows (weighted, with N = Σw, for weighted models).
 func (a *Mean) trainingFit() (rmse, r2 float64) {
