@@ -44,9 +44,9 @@ func BenchmarkFit(b *testing.B) {
 				comp int
 			}{{kpls.DoFNone, 30}, {kpls.DoFLanczos, 10}, {kpls.DoFApprox, 10}, {kpls.DoFLanczos, 30}, {kpls.DoFApprox, 30}} {
 				b.Run(fmt.Sprintf("backend=%s/n=%d/dof=%s/m=%d", name, n, c.dof, c.comp), func(b *testing.B) {
-					o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: c.comp, Lanczos: 30, DoF: c.dof, Backend: bl}
+					o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: c.comp, Lanczos: 30, DoF: c.dof}
 					for b.Loop() {
-						if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+						if _, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, o, &kpls.Resources{Backend: bl}); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -65,7 +65,7 @@ func BenchmarkExactVersusApprox(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/dof=%s", n, dof), func(b *testing.B) {
 				o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 10, Lanczos: 30, DoF: dof}
 				for b.Loop() {
-					if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+					if _, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, o, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -82,7 +82,7 @@ func BenchmarkBands(b *testing.B) {
 		n = 1024
 	}
 	x, y := kinLike(n)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 10})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 10}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkBands(b *testing.B) {
 func BenchmarkBandsReverse(b *testing.B) {
 	for _, n := range []int{300, 1000} {
 		x, y := kinLike(n)
-		m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 2}, Components: 40})
+		m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 2}, Components: 40}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -154,11 +154,12 @@ func BenchmarkWeightedFit(b *testing.B) {
 			for _, weighted := range []bool{false, true} {
 				b.Run(fmt.Sprintf("n=%d/dof=%s/weighted=%v", n, dof, weighted), func(b *testing.B) {
 					o := kpls.Options{Kernel: kpls.RBF{Width: 4}, Components: 20, Lanczos: 30, DoF: dof}
+					data := kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}
 					if weighted {
-						o.Weights = w
+						data.Weights = w
 					}
 					for b.Loop() {
-						if _, err := kpls.Fit(context.Background(), x, y, o); err != nil {
+						if _, err := kpls.Fit(context.Background(), data, o, nil); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -28,7 +28,7 @@ func BenchmarkSelect(b *testing.B) {
 	b.Run("data=kin8nm", func(b *testing.B) {
 		var passes int
 		for b.Loop() {
-			sel, err := kpls.Select(context.Background(), xm, y, kpls.SelectOptions{AverageWithin: kpls.DefaultAverageWithin})
+			sel, err := kpls.Select(context.Background(), kpls.Data{X: xm, Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{By: kpls.CrossValidation{AverageWithin: kpls.DefaultAverageWithin}}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -52,7 +52,7 @@ func TestApproxDoFAccuracy(t *testing.T) {
 	}
 	for _, w := range []float64{2, 4} {
 		o := Options{Kernel: RBF{Width: w}, Components: 10, DoF: DoFExact}
-		ex, err := Fit(context.Background(), ux, uy, o)
+		ex, err := Fit(context.Background(), Data{X: ux, Y: vec(uy)}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,12 +62,12 @@ func TestApproxDoFAccuracy(t *testing.T) {
 	for _, b := range beds {
 		t.Run(b.name, func(t *testing.T) {
 			b.o.Components = 10
-			m, err := Fit(context.Background(), b.x, b.y, b.o)
+			m, err := Fit(context.Background(), Data{X: b.x, Y: vec(b.y)}, b.o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b.o.DoF = DoFLanczos
-			ml, err := Fit(context.Background(), b.x, b.y, b.o)
+			ml, err := Fit(context.Background(), Data{X: b.x, Y: vec(b.y)}, b.o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,16 +116,16 @@ func ftoa(v float64) string { return string(rune('0' + int(v))) }
 func TestApproxDoFDeterministic(t *testing.T) {
 	x, y := sincData(80, 3)
 	o := Options{Kernel: RBF{Width: 0.01}, RawFeatures: true, Components: 8, DoF: DoFApprox, Seed: 5}
-	a, err := Fit(context.Background(), x, y, o)
+	a, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Fit(context.Background(), x, y, o)
+	b, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Seed = 6
-	c, err := Fit(context.Background(), x, y, o)
+	c, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,7 +583,7 @@ func TestRitzDeflation(t *testing.T) {
 // off); the recurrence passes it at every m.
 func TestApproxDoFNearBreakdown(t *testing.T) {
 	x, y := sumOfSines(1000, 8, 1, true, 0.3)
-	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.5}, Components: 40, DoF: DoFApprox})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 0.5}, Components: 40, DoF: DoFApprox}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,13 +614,13 @@ func TestApproxDoFNearBreakdown(t *testing.T) {
 func TestApproxDoFGaussRulesAgree(t *testing.T) {
 	x, y := sumOfSines(400, 4, 3, false, 0.2)
 	o := Options{Kernel: RBF{Width: 1}, Components: 20, DoF: DoFApprox}
-	gauss, err := Fit(context.Background(), x, y, o)
+	gauss, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func(v int) { quadratureMaxBytes = v }(quadratureMaxBytes)
 	quadratureMaxBytes = 0
-	rec, err := Fit(context.Background(), x, y, o)
+	rec, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func TestSelectAverage(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(90, 3, 21)
 	z, _ := gaussData(15, 3, 22)
-	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25, AverageBy: AverageAll}
-	sel, err := Select(ctx, x, y, so)
+	so := SelectOptions{Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestSelectAverage(t *testing.T) {
 		if c.RMSECV > 1.25*sel.Best.RMSECV {
 			continue
 		}
-		m, err := Fit(ctx, x, y, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone})
+		m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +62,8 @@ func TestSelectAverage(t *testing.T) {
 			t.Errorf("row %d: average %v, by hand %v", i, got[i], mean)
 		}
 	}
-	so.AverageWithin, so.AverageBy = 0, AverageNone
-	one, err := Select(ctx, x, y, so)
+	so.By = CrossValidation{AverageBy: AverageNone}
+	one, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,11 @@ func TestSelectAverage(t *testing.T) {
 		t.Errorf("averaging off: the predictor is a %T, not the best model", one.Predictor)
 	}
 	for _, bad := range []SelectOptions{
-		{Options: Options{Criterion: GCV}, AverageWithin: 0.05},
-		{AverageWithin: -1},
-		{AverageWithin: math.NaN()},
+		{By: CrossValidation{AverageWithin: -1}},
+		{By: CrossValidation{AverageWithin: math.NaN()}},
 	} {
-		if _, err := Select(ctx, x, y, bad); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%+v: %v", bad.AverageWithin, err)
+		if _, err := Select(ctx, Data{X: x, Y: vec(y)}, bad, nil); !errors.Is(err, ErrBadOption) {
+			t.Errorf("%+v: %v", bad.By, err)
 		}
 	}
 }
@@ -91,7 +90,7 @@ func TestSelectAverageDoF(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(90, 3, 21)
 	z, _ := gaussData(15, 3, 22)
-	base := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageBy: AverageAll}
+	base := SelectOptions{Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageBy: AverageAll}}
 	for _, c := range []struct {
 		name   string
 		dof    DoFMethod
@@ -103,8 +102,8 @@ func TestSelectAverageDoF(t *testing.T) {
 		{"default, the best alone", "", 1e-12, DoFApprox},
 	} {
 		so := base
-		so.DoF, so.AverageWithin = c.dof, c.within
-		sel, err := Select(ctx, x, y, so)
+		so.DoF, so.By = c.dof, CrossValidation{AverageBy: AverageAll, AverageWithin: c.within}
+		sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +115,7 @@ func TestSelectAverageDoF(t *testing.T) {
 		if got := sel.Model.Options().DoF; got != c.want {
 			t.Errorf("%s: the best is fitted with DoF %q, want %q", c.name, got, c.want)
 		}
-		exact, err := Fit(ctx, x, y, Options{Kernel: b.Kernel, Components: max(b.M, 1), DoF: DoFExact})
+		exact, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: b.Kernel, Components: max(b.M, 1), DoF: DoFExact}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,8 +159,8 @@ func TestSelectAverageStacked(t *testing.T) {
 	x, y := gaussData(90, 3, 3) // three of six candidates weighed
 	z, _ := gaussData(15, 3, 22)
 	xs := standardisedByHand(x)
-	so := SelectOptions{Options: Options{Seed: 4, Components: 6}, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, AverageWithin: 0.25}
-	sel, err := Select(ctx, x, y, so)
+	so := SelectOptions{Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25}}
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +188,7 @@ func TestSelectAverageStacked(t *testing.T) {
 		xtr, ytr := rowsOf(xs, y, train)
 		xte, _ := rowsOf(xs, y, perm[lo:hi])
 		for j, c := range cands {
-			m, err := Fit(ctx, xtr, ytr, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true})
+			m, err := Fit(ctx, Data{X: xtr, Y: vec(ytr)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +235,7 @@ func TestSelectAverageStacked(t *testing.T) {
 		if !found {
 			t.Errorf("%v (m = %d) is not a member", c.Kernel, c.M)
 		}
-		plain, err := Fit(ctx, x, y, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone})
+		plain, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,11 +281,11 @@ func TestSelectAverageStacked(t *testing.T) {
 		t.Errorf("PredictorRMSECV %v not below the worst member's RMSECV %v", sel.PredictorRMSECV, worst)
 	}
 
-	so.Weights = make([]float64, n)
-	for i := range so.Weights {
-		so.Weights[i] = 1
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
 	}
-	ws, err := Select(ctx, x, y, so)
+	ws, err := Select(ctx, Data{X: x, Y: vec(y), Weights: ones}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +315,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	x, y := gaussData(120, 3, 23)
 	// Kernels with a width: their matrices are stored dense, where the
 	// fits ride along (the linear kernel's features fit apart).
-	so := SelectOptions{Options: Options{Seed: 5}, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, AverageWithin: 0.25, AverageBy: AverageAll}
+	so := SelectOptions{Seed: 5, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
 	// cvPasses counts a build and a block product per step at each grid
 	// point the selections' tables hold (the targets of one search share
 	// them): the last m there.
@@ -347,7 +346,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 			t.Errorf("%s: %d passes after the search's, want at least %d: a build and m steps for each model of the mean", name, extra, own)
 		}
 	}
-	sel, err := Select(ctx, x, y, so)
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +354,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 
 	defer func(r int) { rideMinRows = r }(rideMinRows)
 	rideMinRows = 100
-	if sel, err = Select(ctx, x, y, so); err != nil {
+	if sel, err = Select(ctx, Data{X: x, Y: vec(y)}, so, nil); err != nil {
 		t.Fatal(err)
 	}
 	if sel.mean() == nil || len(sel.mean().Members()) < 2 {
@@ -371,7 +370,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		t.Helper()
 		for k, m := range mean.Members() {
 			c := m.Chosen().M
-			plain, err := Fit(ctx, x, y, Options{Kernel: m.Options().Kernel, Components: max(c, 1), DoF: DoFNone})
+			plain, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: m.Options().Kernel, Components: max(c, 1), DoF: DoFNone}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -398,9 +397,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		storage Storage
 		limit   int64
 	}{{StorageHybrid, 120 * 120 * 8 / 3}, {StorageMatrixFree, 0}} {
-		o := so
-		o.Storage, o.MemoryLimit = st.storage, st.limit
-		sel, err := Select(ctx, x, y, o)
+		sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, &Resources{Storage: st.storage, MemoryLimit: st.limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,8 +416,8 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 		y2[i] = 0.5*y[i] + 0.2*math.Sin(3*x.At(i, 0))
 	}
 	two := so
-	two.Repeats = 2
-	sels, err := SelectTargets(ctx, x, mat.NewDense(len(y), 2, interleave(y, y2)), two)
+	two.By = CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll, Repeats: 2}
+	sels, err := SelectTargets(ctx, Data{X: x, Y: mat.NewDense(len(y), 2, interleave(y, y2))}, two, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,15 +432,13 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	if sels[0].Passes != want {
 		t.Errorf("two targets: %d passes, want %d: a build and a block product per step at each grid point, nothing after", sels[0].Passes, want)
 	}
-	so.Storage = StorageFloat32
-	f32, err := Select(ctx, x, y, so)
+	f32, err := Select(ctx, Data{X: x, Y: vec(y)}, so, &Resources{Storage: StorageFloat32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apart("float32 storage", f32)
-	so.Storage = StorageAuto
 	so.DoF = DoFApprox
-	withDoF, err := Select(ctx, x, y, so)
+	withDoF, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +462,7 @@ func interleave(a, b []float64) []float64 {
 func TestRideNeverAlone(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(60, 3, 25)
-	f, err := newFitter(x, y, Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone}, nil)
+	f, err := newFitter(x, y, cfg(Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestBandsExactPath(t *testing.T) {
 	x, y := gaussData(300, 2, 5)
 	z := mat.NewDense(3, 2, []float64{0.1, 0.2, -0.5, 1, 2.5, -1})
 	o := Options{Kernel: RBF{Width: 1}, Components: 20}
-	m, err := Fit(ctx, x, y, o)
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +163,13 @@ func TestBandsReverseWeighted(t *testing.T) {
 	for i := range w {
 		w[i] = float64(1 + i%3)
 	}
-	o := Options{Kernel: RBF{Width: 1}, Components: 22, DoF: DoFExact, Weights: w}
-	m, err := Fit(ctx, x, y, o)
+	o := Options{Kernel: RBF{Width: 1}, Components: 22, DoF: DoFExact}
+	m, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	xr, yr := repeated(x, y, w)
-	o.Weights = nil
-	rep, err := Fit(ctx, xr, yr, o)
+	rep, err := Fit(ctx, Data{X: xr, Y: vec(yr)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func (b *foldBatch) grow(maxSteps int, ts []int) {
 
 // run advances every sequence that has steps to go, one block product a
 // step, until each has run the steps it has room for or stopped.
-func (b *foldBatch) run(ctx context.Context, o *Options, op kernelop.Operator, progress func(done, total int)) error {
+func (b *foldBatch) run(ctx context.Context, o *config, op kernelop.Operator, progress func(done, total int)) error {
 	bl := o.Backend
 	var active []*foldSeq
 	states := map[*foldSeq]*stepState{}

@@ -97,7 +97,7 @@ func benchFitter(n int, s Storage) (*fitter, error) {
 	if s == StorageHybrid {
 		limit = 2 * int64(n) * int64(n)
 	}
-	o := Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone, Storage: s, MemoryLimit: limit}
+	o := newConfig(Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone}, &Data{}, &Resources{Storage: s, MemoryLimit: limit})
 	f, err := newFitter(x, y, o, nil)
 	return f, err
 }

@@ -36,7 +36,7 @@ func TestPlsdofLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := readCSVTest(t, filepath.Join(refDir, "lin_gauss_50x5.csv"))
-	m, err := Fit(context.Background(), x, y, Options{Kernel: Linear{}, Components: 5, DoF: DoFExact})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: 5, DoF: DoFExact}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestReferenceCriteria(t *testing.T) {
 			t.Run(name+"/"+s.Key, func(t *testing.T) {
 				o := s.options(DoFExact)
 				o.Components = s.MValidMax
-				m, err := Fit(context.Background(), rc.x, rc.y, o)
+				m, err := Fit(context.Background(), Data{X: rc.x, Y: vec(rc.y)}, o, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,7 +163,7 @@ func TestBreakdown(t *testing.T) {
 		}
 	}
 	for _, dof := range []DoFMethod{DoFExact, DoFLanczos} {
-		m, err := Fit(context.Background(), rc.x, rc.y, Options{Kernel: RBF{Width: 1}, RawFeatures: true, Components: 30, DoF: dof})
+		m, err := Fit(context.Background(), Data{X: rc.x, Y: vec(rc.y)}, Options{Kernel: RBF{Width: 1}, RawFeatures: true, Components: 30, DoF: dof}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,13 +377,13 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Fit(ctx, c.x, c.y, c.o)
+			_, err := Fit(ctx, Data{X: c.x, Y: vec(c.y)}, c.o, nil)
 			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("got %v, want %v mentioning %q", err, c.want, c.msg)
 			}
 		})
 	}
-	m, err := Fit(ctx, x, y, Options{Components: 3})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Components: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := m.predictAt(context.Background(), nan, 1); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("NaN input: %v", err)
 	}
-	lin, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 1, RawFeatures: true})
+	lin, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: 1, RawFeatures: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,17 +406,17 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	for _, s := range []Storage{StorageDense, StorageFloat32} {
-		if _, err := Fit(ctx, x, y, Options{Storage: s, MemoryLimit: 100}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "GB") {
+		if _, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{}, &Resources{Storage: s, MemoryLimit: 100}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "GB") {
 			t.Errorf("%s kernel too large: %v", s, err)
 		}
 	}
-	if _, err := Fit(ctx, x, y, Options{Storage: "sparse"}); !errors.Is(err, ErrStorage) {
+	if _, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{}, &Resources{Storage: "sparse"}); !errors.Is(err, ErrStorage) {
 		t.Errorf("unknown storage: %v", err)
 	}
-	if _, err := Fit(ctx, x, y, Options{Kernel: RBF{}, Storage: StorageFeatures}); !errors.Is(err, ErrStorage) || !strings.Contains(err.Error(), "linear") {
+	if _, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: RBF{}}, &Resources{Storage: StorageFeatures}); !errors.Is(err, ErrStorage) || !strings.Contains(err.Error(), "linear") {
 		t.Errorf("features storage for the rbf kernel: %v", err)
 	}
-	if _, err := Fit(ctx, x, y, Options{MemoryLimit: -1}); !errors.Is(err, ErrBadOption) {
+	if _, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{}, &Resources{MemoryLimit: -1}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("negative memory limit: %v", err)
 	}
 }
@@ -425,7 +425,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(60, 3, 5)
 	z, _ := gaussData(7, 3, 6)
-	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 1.5}, Components: 6, FeatureNames: []string{"a", "b", "c"}})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y), FeatureNames: []string{"a", "b", "c"}}, Options{Kernel: RBF{Width: 1.5}, Components: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

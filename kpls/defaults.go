@@ -16,8 +16,8 @@ const (
 	// DefaultFitCriterion is the criterion Fit records its choice of m by
 	// when Options.Criterion is empty.
 	DefaultFitCriterion = GCV
-	// DefaultCriterion is how Select chooses when SelectOptions.Criterion
-	// is empty: measured on held-out data (docs/guide.md, "Choosing a
+	// DefaultCriterion is how Select chooses when SelectOptions.By is
+	// nil: measured on held-out data (docs/guide.md, "Choosing a
 	// model"), k-fold cross-validation came closest to cross-validated
 	// kernel ridge.
 	DefaultCriterion = CV
@@ -28,7 +28,7 @@ const (
 	// a block of vectors). The default select on kin8nm makes about 450.
 	DefaultMaxPasses = 3000
 	// DefaultAverageWithin is the margin Select averages within by default
-	// with cross-validation (SelectOptions.AverageWithin): the grid points
+	// with cross-validation (CrossValidation.AverageWithin): the grid points
 	// within 10 % of the best RMSECV are the candidates stacking chooses
 	// the mean's members from. On the panel's small real sets that came to
 	// 0.949 of cross-validated kernel ridge (geometric mean), against

@@ -47,7 +47,7 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 		dof := c.dof
 		x, y := gaussData(c.rows, 5, 31)
 		opts := Options{Kernel: RBF{}, Components: 12, DoF: dof, Seed: 5}
-		ref, err := Fit(context.Background(), x, y, opts)
+		ref, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, opts, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,16 +55,14 @@ func TestDistributedFitReproducesOneProcess(t *testing.T) {
 			for _, s := range []Storage{StorageMatrixFree, StorageDense} {
 				t.Run(fmt.Sprintf("dof=%s/ranks=%d/storage=%s", dof, size, s), func(t *testing.T) {
 					o := opts
-					o.Storage = s
 					type fitted struct {
 						m     *Model
 						bands []bandValue
 					}
 					// Bands multiply by the kernel matrix too, so every rank asks for them.
 					res := onRanks(t, size, func(comm Comm) (fitted, error) {
-						ctx, o := context.Background(), o
-						o.Comm = comm
-						m, err := Fit(ctx, x, y, o)
+						ctx := context.Background()
+						m, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, &Resources{Storage: s, Comm: comm})
 						if err != nil {
 							return fitted{}, err
 						}
@@ -96,16 +94,14 @@ func TestDistributedSelectReproducesOneProcess(t *testing.T) {
 	// width 16 and m = 79 on these data, where so many Krylov steps on a
 	// wide kernel amplify the order of the products' sums to 1e-10 of
 	// RMSECV (seen on the generic kernels with 3 ranks).
-	so := SelectOptions{Options: Options{Seed: 2, DoF: DoFNone}, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40}
-	ref, err := Select(context.Background(), x, y, so)
+	so := SelectOptions{Seed: 2, DoF: DoFNone, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40}
+	ref, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, size := range []int{2, 3} {
 		sels := onRanks(t, size, func(comm Comm) (*Selection, error) {
-			so := so
-			so.Comm = comm
-			return Select(context.Background(), x, y, so)
+			return Select(context.Background(), Data{X: x, Y: vec(y)}, so, &Resources{Comm: comm})
 		})
 		for p, sel := range sels {
 			if len(sel.Table) != len(ref.Table) || sel.Best.Width() != ref.Best.Width() || sel.Best.M != ref.Best.M {
@@ -131,8 +127,8 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 	z, _ := gaussData(20, 4, 34)
 	defer func(r int) { rideMinRows = r }(rideMinRows)
 	rideMinRows = 100
-	so := SelectOptions{Options: Options{Seed: 2}, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40, AverageWithin: 0.5, AverageBy: AverageAll}
-	ref, err := Select(context.Background(), x, y, so)
+	so := SelectOptions{Seed: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40, By: CrossValidation{AverageWithin: 0.5, AverageBy: AverageAll}}
+	ref, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,9 +136,7 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 		t.Fatal("one process: no mean of several models")
 	}
 	sels := onRanks(t, 2, func(comm Comm) (*Selection, error) {
-		so := so
-		so.Comm = comm
-		return Select(context.Background(), x, y, so)
+		return Select(context.Background(), Data{X: x, Y: vec(y)}, so, &Resources{Comm: comm})
 	})
 	for p, sel := range sels {
 		if sel.Passes != ref.Passes {

@@ -6,7 +6,11 @@
 // # Overview
 //
 // Fit, Select and Load give a Predictor: a *Model, or a *Mean of models.
-// Either predicts with one call,
+// Fit and Select take their arguments by role: the Data (rows, weights,
+// names), the method (Options, saved with the model; SelectOptions for a
+// search, whose By is its scoring) and the Resources (storage, memory,
+// backend, progress, ranks; never saved, nil for the defaults). A
+// Predictor predicts with one call,
 //
 //	p, err := pred.Predict(ctx, x, kpls.PredictOptions{Uncertainty: kpls.PredictionInterval, Level: 0.95})
 //
@@ -29,13 +33,13 @@
 // the choice sits at an edge, and returns the whole table with the
 // winner's model; by default its Predictor is the mean of the models of
 // the grid points within DefaultAverageWithin of the best that stacked
-// regression weighs (SelectOptions.AverageBy; AverageNone turns it off).
+// regression weighs (CrossValidation.AverageBy; AverageNone turns it off).
 // Bands and intervals go through the paper's Ritz polynomial where it
 // holds and by reverse-mode differentiation of the fit where it does not.
 // The diagnostics (Extrapolation) say where a prediction extrapolates: far
 // from the training rows, beyond a feature's range, or farther along the
 // model's score directions than any training row (leverage above 1).
-// Options.Weights gives rows frequency weights; Options.Comm spreads a fit
+// Data.Weights gives rows frequency weights; Resources.Comm spreads a fit
 // over the ranks of a group of processes. The maths is in docs/design.md.
 //
 // # Conventions
@@ -85,13 +89,13 @@
 //
 // After it is built, the centred kernel matrix is only ever multiplied
 // with thin blocks, so it is held as an operator: dense float64 while 8n²
-// bytes fit Options.MemoryLimit (a quarter of physical memory by
+// bytes fit Resources.MemoryLimit (a quarter of physical memory by
 // default), then float32 (for fits without DoF or with the Lanczos DoF:
 // float32's rounding defeats the approximate DoF's deflation), then
 // hybrid (cached within the limit, the rest recomputed per product), or
 // matrix-free. The linear kernel is held through its centred inputs
 // instead (features: 8nd bytes, products in O(nd)), whatever n.
-// Options.Storage forces one; Summary.Storage reports the one used.
+// Resources.Storage forces one; Summary.Storage reports the one used.
 // Automatic storage does not keep a float32 fit whose DoF float32
 // could move (one that stops early, near breakdown): it refits in float64
 // on hybrid storage and warns (WarnStorage); where only the extra Lanczos
@@ -109,7 +113,7 @@
 //
 // # BLAS
 //
-// Dense n×n work goes through Options.Backend (package blas): pure Go by
+// Dense n×n work goes through Resources.Backend (package blas): pure Go by
 // default, OpenBLAS with the openblas build tag. The other storages use
 // the vectorised kernels of internal/kernelop and internal/simd.
 package kpls

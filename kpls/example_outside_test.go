@@ -23,7 +23,7 @@ func ExampleExtrapolation() {
 		x.Set(i, 1, a+0.05*math.Sin(float64(5*i)))
 		y[i] = a + 0.1*math.Cos(float64(3*i))
 	}
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.Linear{}, Components: 2})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.Linear{}, Components: 2}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -25,15 +25,13 @@ func ExampleSelectTargets() {
 		y.Set(i, 0, 2*v+0.1*r.NormFloat64())
 		y.Set(i, 1, math.Sin(4*v)+0.1*r.NormFloat64())
 	}
-	sels, err := kpls.SelectTargets(context.Background(), x, y, kpls.SelectOptions{
-		Options: kpls.Options{TargetNames: []string{"line", "wave"}},
-	})
+	sels, err := kpls.SelectTargets(context.Background(), kpls.Data{X: x, Y: y, TargetNames: []string{"line", "wave"}}, kpls.SelectOptions{}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, s := range sels {
-		fmt.Printf("%s: %s, m = %d\n", s.Model.Options().TargetName, s.Best.Kernel.Name(), s.Best.M)
+		fmt.Printf("%s: %s, m = %d\n", s.Predictor.Summary().TargetName, s.Best.Kernel.Name(), s.Best.M)
 	}
 	// Output:
 	// line: linear, m = 1
@@ -44,7 +42,7 @@ func ExampleSelectTargets() {
 // prediction interval for a new observation at the same x.
 func ExamplePredictOptions() {
 	x, y := sinc(200)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 6})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 6}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

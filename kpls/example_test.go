@@ -28,12 +28,7 @@ func sinc(n int) (*mat.Dense, []float64) {
 
 func ExampleFit() {
 	x, y := sinc(100)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{
-		Kernel:      kpls.RBF{Width: 0.1},
-		RawFeatures: true,
-		Components:  8,
-		DoF:         kpls.DoFExact,
-	})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 0.1}, RawFeatures: true, Components: 8, DoF: kpls.DoFExact}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -46,8 +41,7 @@ func ExampleFit() {
 
 func ExampleSelect() {
 	x, y := sinc(100)
-	sel, err := kpls.Select(context.Background(), x, y,
-		kpls.SelectOptions{Options: kpls.Options{Criterion: kpls.GMDL, RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos}, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.01, 0.1, 1}, MaxComponents: 10})
+	sel, err := kpls.Select(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{RawFeatures: true, Components: 10, DoF: kpls.DoFLanczos, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.01, 0.1, 1}, MaxComponents: 10, By: kpls.GMDL}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -58,7 +52,7 @@ func ExampleSelect() {
 
 func ExampleModel_Predict() {
 	x, y := sinc(100)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 4})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 4}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -84,7 +78,7 @@ func ExampleModel_Predict() {
 
 func ExampleLoad() {
 	x, y := sinc(50)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 3})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 1}, RawFeatures: true, Components: 3}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -115,9 +109,7 @@ func ExampleLoad() {
 func ExampleOptions_memoryLimit() {
 	x, y := sinc(500)
 	for _, limit := range []int64{8 * 500 * 500, 600 << 10, 100 << 10} {
-		m, err := kpls.Fit(context.Background(), x, y, kpls.Options{
-			Kernel: kpls.RBF{Width: 0.5}, RawFeatures: true, Components: 5, MemoryLimit: limit,
-		})
+		m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 0.5}, RawFeatures: true, Components: 5}, &kpls.Resources{MemoryLimit: limit})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -135,13 +127,7 @@ func ExampleOptions_memoryLimit() {
 // RMSECV (Select's default keeps, within 10 %, those stacking weighs).
 func ExampleMean() {
 	x, y := sinc(100)
-	sel, err := kpls.Select(context.Background(), x, y, kpls.SelectOptions{
-		Options:       kpls.Options{RawFeatures: true, Seed: 1},
-		Kernels:       []kpls.Kernel{kpls.RBF{}},
-		Widths:        []float64{0.1, 0.3, 1},
-		AverageWithin: 0.05,
-		AverageBy:     kpls.AverageAll,
-	})
+	sel, err := kpls.Select(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{RawFeatures: true, Seed: 1, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: []float64{0.1, 0.3, 1}, By: kpls.CrossValidation{AverageWithin: 0.05, AverageBy: kpls.AverageAll}}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -164,7 +150,7 @@ func ExampleMean() {
 func ExamplePredictor() {
 	ctx := context.Background()
 	x, y := sinc(200)
-	sel, err := kpls.Select(ctx, x, y, kpls.SelectOptions{Options: kpls.Options{Seed: 1}})
+	sel, err := kpls.Select(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{Seed: 1}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

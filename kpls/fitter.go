@@ -16,15 +16,15 @@ import (
 // components, and hand out the result as an immutable Model. Fit runs
 // one; Select runs one per grid point and one per fold.
 type fitter struct {
-	raw   Options // as the caller gave them, for setComponents
-	opts  Options // resolved
+	raw   config // as the caller gave them, for setComponents
+	opts  config // resolved
 	n, d  int
 	x     []float64 // n×d training inputs, standardised
 	scale *scaling  // nil with RawFeatures
 	yMean float64
 	yc    []float64  // centred training response (ỹ with weights)
 	warns []Warning  // about the data
-	wt    *weighting // nil without Options.Weights
+	wt    *weighting // nil without Data.Weights
 
 	// buf is the memory of the kernel matrix. op lives in it while this
 	// fitter is buf's owner; another fitter that builds into buf takes
@@ -49,7 +49,7 @@ type fitter struct {
 // newFitter checks the data and options and sets up a fit with the
 // standardised training inputs. buf is the kernel matrix's memory, shared
 // with other fitters one at a time; nil gives the fitter its own.
-func newFitter(x mat.Matrix, y []float64, opts Options, buf *kernelBuffer) (*fitter, error) {
+func newFitter(x mat.Matrix, y []float64, opts config, buf *kernelBuffer) (*fitter, error) {
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ func fuzzModelFile(t testing.TB) []byte {
 		x.set(i, 1, b)
 		y[i] = math.Sin(3*a) + b
 	}
-	m, err := Fit(context.Background(), x, y, Options{Components: 2, DoF: DoFLanczos})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 2, DoF: DoFLanczos}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func fuzzWeightedFile(t testing.TB) []byte {
 	for i := range y {
 		x.set(i, 0, float64(i))
 	}
-	m, err := Fit(context.Background(), x, y, Options{Components: 2, DoF: DoFLanczos, Weights: []float64{1, 2, 0, 1, 3, 1}})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y), Weights: []float64{1, 2, 0, 1, 3, 1}}, Options{Components: 2, DoF: DoFLanczos}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func FuzzFit(f *testing.F) {
 		for i := range y {
 			y[i] = r.value()
 		}
-		m, err := Fit(context.Background(), x, y, o)
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 		if err != nil {
 			return
 		}

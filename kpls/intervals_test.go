@@ -30,7 +30,7 @@ func TestIntervalsOLS(t *testing.T) {
 			z.Set(i, j, 2*r.NormFloat64())
 		}
 	}
-	m, err := Fit(context.Background(), x, y, Options{Kernel: Linear{}, Components: d, DoF: DoFExact, RawFeatures: true})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: d, DoF: DoFExact, RawFeatures: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestIntervalsCoverage(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(s), 11))
 		x, y := draw(r, n)
 		xn, yn := draw(r, p)
-		m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.5}, Components: 15, Seed: uint64(s)})
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 0.5}, Components: 15, Seed: uint64(s)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,8 +172,7 @@ func TestIntervalsNearInterpolation(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(s), 12))
 		x, y := draw(r, n)
 		xn, yn := draw(r, p)
-		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s)},
-			Kernels: []Kernel{Laplacian{}}, AverageWithin: DefaultAverageWithin})
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Seed: uint64(s), Kernels: []Kernel{Laplacian{}}, By: CrossValidation{AverageWithin: DefaultAverageWithin}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,8 +258,7 @@ func TestBandsCoverWithRMSECV(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(s), 12))
 		x, y, _ := draw(r, n)
 		xn, _, fn := draw(r, p)
-		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: uint64(s), DoF: DoFApprox},
-			Kernels: []Kernel{RBF{}}, AverageWithin: DefaultAverageWithin})
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Seed: uint64(s), DoF: DoFApprox, Kernels: []Kernel{RBF{}}, By: CrossValidation{AverageWithin: DefaultAverageWithin}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

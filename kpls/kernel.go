@@ -14,7 +14,7 @@ import (
 // are RBF, Linear, Polynomial, Laplacian and Matern, computed on
 // vectorised paths; Func wraps any Go function, and Precomputed takes the
 // kernel matrix itself. The DoF, the bands and Select work the same for
-// all of them. A nil Kernel in Options means RBF{}.
+// all of them. A nil Options.Kernel means RBF{}.
 //
 // Parameters left zero take defaults that depend on the number of
 // features d (Model.Options reports the values used).

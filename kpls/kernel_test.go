@@ -151,7 +151,7 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 	q, _ := gaussData(5, 3, 22)
 	for _, k := range []Kernel{RBF{Width: 1.3}, Linear{}, Polynomial{Degree: 2, Offset: 0.5}, Polynomial{Degree: 4},
 		Laplacian{Width: 2}, Matern{Nu: 1.5}, Matern{Nu: 2.5, Width: 0.7}} {
-		m, err := Fit(context.Background(), x, y, Options{Kernel: k, Components: 3})
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: k, Components: 3}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 	}
 	// Precomputed: the file holds the training kernel matrix.
 	g := naiveGram(x, cauchy)
-	m, err := Fit(context.Background(), g, y, Options{Kernel: Precomputed{}, Components: 3})
+	m, err := Fit(context.Background(), Data{X: g, Y: vec(y)}, Options{Kernel: Precomputed{}, Components: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestKernelsRoundTripModelFiles(t *testing.T) {
 	if l, err := loadModel(&buf); err != nil || l.Options().Kernel != (Precomputed{}) {
 		t.Fatalf("precomputed: %v", err)
 	}
-	f, err := Fit(context.Background(), x, y, Options{Kernel: Func{Label: "cauchy", K: cauchy}, Components: 3})
+	f, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: Func{Label: "cauchy", K: cauchy}, Components: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,12 +256,12 @@ func TestApproxDoFNewKernels(t *testing.T) {
 			comp = f - 5 // below the feature space's dimension, 20
 		}
 		o := Options{Kernel: k, Components: comp, Seed: 1}
-		ap, err := Fit(context.Background(), x, y, o)
+		ap, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		o.DoF = DoFExact
-		ex, err := Fit(context.Background(), x, y, o)
+		ex, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

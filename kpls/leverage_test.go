@@ -20,7 +20,7 @@ func TestLeverageLinearIsOLSHat(t *testing.T) {
 	ctx := context.Background()
 	const n, d = 50, 4
 	x, y := gaussData(n, d, 61)
-	m, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: d, DoF: DoFNone})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: d, DoF: DoFNone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestLeverageTrainingRows(t *testing.T) {
 	ctx := context.Background()
 	const n = 60
 	x, y := gaussData(n, 3, 62)
-	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 2}, Components: 8, DoF: DoFNone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +136,11 @@ func TestLeverageWeights(t *testing.T) {
 	}
 	xr, yr := repeated(x, y, w)
 	o := Options{Kernel: RBF{Width: 2}, Components: 5, DoF: DoFNone}
-	rep, err := Fit(ctx, xr, yr, o)
+	rep, err := Fit(ctx, Data{X: xr, Y: vec(yr)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Weights = w
-	wf, err := Fit(ctx, x, y, o)
+	wf, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // Mean is the mean of the predictions of several models fitted to the
 // same training rows and response, each with its own chosen number of
 // components (Model.Chosen): what Select returns with
-// SelectOptions.AverageWithin, the best grid point's model first.
+// CrossValidation.AverageWithin, the best grid point's model first.
 //
 // The mean is a linear smoother like each of its models, so its degrees
 // of freedom are the mean of theirs (the trace of a mean of hat

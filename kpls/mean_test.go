@@ -29,7 +29,7 @@ func fitMembers(t *testing.T, x *mat.Dense, y []float64, members []meanMember) [
 	for i, mm := range members {
 		o := mm.o
 		o.Components, o.DoF = mm.comp, DoFExact
-		m, err := Fit(context.Background(), x, y, o)
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // of the fit in progress (that is a fitter's), and is immutable after Fit,
 // Select or Load: safe for concurrent use by multiple goroutines.
 type Model struct {
-	opts    Options // resolved: every default filled in
+	opts    config // resolved: every default filled in
 	n, d    int
 	scale   *scaling  // nil with RawFeatures
 	x       []float64 // n×d training inputs, standardised
@@ -39,7 +39,7 @@ type Model struct {
 	// storage is how the fit held the kernel matrix ("" in a loaded
 	// model until bands need the matrix).
 	storage Storage
-	// wt is the weighting of a weighted fit (Options.Weights), nil
+	// wt is the weighting of a weighted fit (Data.Weights), nil
 	// without: yc, alpha, t and g are then in its tilde coordinates, and
 	// colMean and grand are the weighted means Kw/N and wᵀKw/N².
 	wt *weighting
@@ -64,11 +64,21 @@ type Model struct {
 	ritzOK map[int]bool
 }
 
-// Fit fits kernel PLS to the rows of x (n×d) and the response y, computing
-// all m = 0..opts.Components at once, with degrees of freedom and the
-// selection criteria for each.
-func Fit(ctx context.Context, x mat.Matrix, y []float64, opts Options) (*Model, error) {
-	f, err := newFitter(x, y, opts, nil)
+// Fit fits kernel PLS to the rows of d.X (n×d) and the one column of
+// d.Y, computing all m = 0..o.Components at once, with degrees of freedom
+// and the selection criteria for each. A nil r means the default
+// resources.
+func Fit(ctx context.Context, d Data, o Options, r *Resources) (*Model, error) {
+	y, c, err := d.single(newConfig(o, &d, r))
+	if err != nil {
+		return nil, err
+	}
+	return fit(ctx, d.X, y, c)
+}
+
+// fit fits x and y by c.
+func fit(ctx context.Context, x mat.Matrix, y []float64, c config) (*Model, error) {
+	f, err := newFitter(x, y, c, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -100,25 +110,23 @@ func fitModel(ctx context.Context, f *fitter) (*Model, error) {
 	return m, nil
 }
 
-func (o *Options) kernelWidth() float64 {
+func (o *config) kernelWidth() float64 {
 	w, _ := WidthOf(o.Kernel)
 	return w
 }
 
-// Options returns the resolved options the model was fitted with; with
-// weights, those of the rows it kept (positive weights, in their order).
+// Options returns the method the model was fitted with, every default
+// filled in (Probes: the number the fit used).
 func (m *Model) Options() Options {
 	o := m.opts
-	o.FeatureNames = append([]string(nil), o.FeatureNames...)
-	o.Weights = m.weights()
 	if o.DoF == DoFApprox && o.Probes == 0 {
-		o.Probes = o.probes(m.n) // the number the fit used
+		o.Probes = o.probes(m.n)
 	}
-	return o
+	return o.method()
 }
 
 // storageKind returns how the fit held the kernel matrix (dense, float32,
-// hybrid or matrix-free; see Options.Storage).
+// hybrid or matrix-free; see Resources.Storage).
 func (m *Model) storageKind() Storage { return m.storage }
 
 // N returns the number of training points; D the number of features.

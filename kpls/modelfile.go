@@ -37,7 +37,7 @@ const (
 // the JSON of format versions 1–3 without the arrays, and an entry of a
 // version 4 header.
 type fileMeta struct {
-	Options  Options     `json:"options"`
+	Options  config      `json:"options"`
 	N        int         `json:"n"`
 	D        int         `json:"d"`
 	Scaling  *scaling    `json:"scaling,omitempty"`

@@ -35,7 +35,7 @@ func syntheticModel(tb testing.TB, n, d, comp int) *Model {
 		}
 		return v
 	}
-	o, err := Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFLanczos, Lanczos: comp}.resolved(n, d)
+	o, err := cfg(Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFLanczos, Lanczos: comp}).resolved(n, d)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, e
 		if errors.As(err, &uerr) {
 			return nil, fmt.Errorf("%w: %v", ErrNonFinite, err)
 		}
-		return nil, err // a Func kernel: ErrKernel from Options.MarshalJSON
+		return nil, err // a Func kernel: ErrKernel from config.MarshalJSON
 	}
 	if len(f.header) > maxHeader {
 		return nil, fmt.Errorf("%w: the header would take %d bytes, more than %d", ErrShape, len(f.header), maxHeader)

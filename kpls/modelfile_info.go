@@ -34,10 +34,12 @@ type ModelInfo struct {
 	// Name is the model's name in the file, typically its target's; empty
 	// if it has none (always, in files of format versions 1–3).
 	Name string
-	// Options are the options the model was fitted with, resolved: the
-	// kernel with its parameters, the DoF method, the feature and target
-	// names.
-	Options                                    Options
+	// Options are the method the model was fitted with, resolved: the
+	// kernel with its parameters, the components, the DoF method.
+	Options Options
+	// FeatureNames and TargetName are the names the data gave (Data).
+	FeatureNames                               []string
+	TargetName                                 string
 	N, D                                       int
 	ValidComponents, KrylovSteps, LanczosSteps int
 	Chosen                                     Choice
@@ -149,7 +151,7 @@ func (f *fileMeta) info(name string, version int) (ModelInfo, error) {
 	}
 	// The choice as Load's model would report it.
 	chosen := (&Model{stats: f.stats(), chosen: f.Chosen}).Chosen()
-	mi := ModelInfo{Name: name, Options: o, N: f.N, D: f.D, ValidComponents: f.Valid, KrylovSteps: f.Steps,
+	mi := ModelInfo{Name: name, Options: o.method(), FeatureNames: o.FeatureNames, TargetName: o.TargetName, N: f.N, D: f.D, ValidComponents: f.Valid, KrylovSteps: f.Steps,
 		LanczosSteps: f.Lanczos, Chosen: chosen, Storage: f.Storage, Warnings: f.Warnings}
 	if f.Stop != nil {
 		mi.Stop = *f.Stop

@@ -7,7 +7,7 @@ import (
 )
 
 // saveMeans writes means to one file, each under its name: typically one
-// mean per target (Select with SelectOptions.AverageWithin), all of
+// mean per target (Select averaging within CrossValidation.AverageWithin), all of
 // models fitted to the same training inputs, which the file holds once.
 // names is nil (no names) or has one name per mean; the names that are
 // not empty must differ. A file of means of one model each is a plain

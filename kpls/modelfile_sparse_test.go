@@ -33,7 +33,7 @@ func sparseModel(t *testing.T, n, d int64, sum bool) string {
 	t.Helper()
 	at := n * d * 8
 	h := fileHeader{Format: FormatName, Version: FormatVersionPlain, ArrayBytes: at + 3*8*n, Entries: []fileEntry{{
-		fileMeta: fileMeta{Options: Options{Kernel: RBF{Width: 1}, RawFeatures: true, DoF: DoFNone}, N: int(n), D: int(d),
+		fileMeta: fileMeta{Options: cfg(Options{Kernel: RBF{Width: 1}, RawFeatures: true, DoF: DoFNone}), N: int(n), D: int(d),
 			Stats: []fileStats{{}}, Chosen: &Choice{Criterion: GCV}},
 		Arrays: arrayTable{X: arrayRef{Offset: 0, Length: n * d}, YC: arrayRef{Offset: at, Length: n},
 			ColMean: arrayRef{Offset: at + 8*n, Length: n}, Alpha: arrayRef{Offset: at + 16*n, Length: n},

@@ -234,8 +234,9 @@ func samePredictions(t *testing.T, what string, want, got *Model, q mat.Matrix) 
 func sameModel(t *testing.T, what string, want, got *Model) {
 	t.Helper()
 	wo, go_ := want.Options(), got.Options()
+	wsum, gsum := want.Summary(), got.Summary()
 	if wo.Kernel != go_.Kernel || wo.RawFeatures != go_.RawFeatures || wo.DoF != go_.DoF || wo.Components != go_.Components ||
-		!slices.Equal(wo.FeatureNames, go_.FeatureNames) || wo.TargetName != go_.TargetName {
+		!slices.Equal(wsum.FeatureNames, gsum.FeatureNames) || wsum.TargetName != gsum.TargetName {
 		t.Errorf("%s: options %+v, want %+v", what, go_, wo)
 	}
 	if want.n != got.n || want.d != got.d || want.validComponents() != got.validComponents() ||
@@ -269,8 +270,7 @@ func TestModelFileV4RoundTrip(t *testing.T) {
 	for _, k := range []Kernel{RBF{Width: 1.3}, Linear{}, Polynomial{Degree: 2, Offset: 0.5}, Laplacian{Width: 2}, Matern{Nu: 1.5}, Matern{Nu: 2.5, Width: 0.7}} {
 		for _, raw := range []bool{false, true} {
 			what := fmt.Sprintf("%s raw=%v", kernelLabel(k), raw)
-			m, err := Fit(ctx, x, y, Options{Kernel: k, Components: min(5, MaxComponents(k, 50, 3)), RawFeatures: raw, Lanczos: 12, Seed: 7,
-				FeatureNames: []string{"a", "b", "c"}, TargetName: "y"})
+			m, err := Fit(ctx, Data{X: x, Y: vec(y), FeatureNames: []string{"a", "b", "c"}, TargetNames: []string{"y"}}, Options{Kernel: k, Components: min(5, MaxComponents(k, 50, 3)), RawFeatures: raw, Lanczos: 12, Seed: 7}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +289,7 @@ func TestModelFileV4RoundTrip(t *testing.T) {
 		}
 	}
 	g := naiveGram(x, cauchy)
-	m, err := Fit(ctx, g, y, Options{Kernel: Precomputed{}, Components: 4})
+	m, err := Fit(ctx, Data{X: g, Y: vec(y)}, Options{Kernel: Precomputed{}, Components: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestSaveModelsSharesInputs(t *testing.T) {
 	var ms []*Model
 	var single int
 	for _, yy := range [][]float64{y, y2} {
-		m, err := Fit(ctx, x, yy, Options{Kernel: RBF{Width: 2}, Components: 4})
+		m, err := Fit(ctx, Data{X: x, Y: vec(yy)}, Options{Kernel: RBF{Width: 2}, Components: 4}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +392,7 @@ func TestTruncated(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(80, 3, 61)
 	q, _ := gaussData(6, 3, 62)
-	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 1}, Components: 10, Lanczos: 25})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 1}, Components: 10, Lanczos: 25}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestLoadRefusesHugeClaims(t *testing.T) {
 	n := int64(1 << 26)
 	at := func(k int64) arrayRef { return arrayRef{Offset: 8 * k * n, Length: n} }
 	h := fileHeader{Format: FormatName, Version: FormatVersionPlain, ArrayBytes: 4 * 8 * n, Entries: []fileEntry{{
-		fileMeta: fileMeta{Options: Options{Kernel: RBF{Width: 1}, RawFeatures: true, DoF: DoFNone}, N: int(n), D: 1,
+		fileMeta: fileMeta{Options: cfg(Options{Kernel: RBF{Width: 1}, RawFeatures: true, DoF: DoFNone}), N: int(n), D: 1,
 			Stats: []fileStats{{}}, Chosen: &Choice{Criterion: GCV}},
 		Arrays: arrayTable{X: at(0), YC: at(1), ColMean: at(2), Alpha: at(3), T: arrayRef{Offset: 4 * 8 * n}, G: arrayRef{Offset: 4 * 8 * n}, L: arrayRef{Offset: 4 * 8 * n}},
 	}}}
@@ -502,7 +502,7 @@ func TestLoadRefusesHugeClaims(t *testing.T) {
 // array: the bytes it allocates are the arrays' plus little.
 func TestLoadAllocatesOncePerArray(t *testing.T) {
 	x, y := gaussData(1500, 4, 71)
-	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 2}, Components: 40, DoF: DoFLanczos})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 2}, Components: 40, DoF: DoFLanczos}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestLoadAllocatesOncePerArray(t *testing.T) {
 // JSON file.
 func TestInspect(t *testing.T) {
 	x, y := gaussData(30, 2, 81)
-	m, err := Fit(context.Background(), x, y, Options{Kernel: Laplacian{Width: 1}, Components: 3, DoF: DoFLanczos, FeatureNames: []string{"u", "v"}, TargetName: "w"})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y), FeatureNames: []string{"u", "v"}, TargetNames: []string{"w"}}, Options{Kernel: Laplacian{Width: 1}, Components: 3, DoF: DoFLanczos}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +548,7 @@ func TestInspect(t *testing.T) {
 	var floats int64
 	for i, mi := range info.Models {
 		if mi.Name != []string{"w", "w2"}[i] || mi.N != 30 || mi.D != 2 || mi.ValidComponents != m.validComponents() ||
-			mi.Chosen != m.Chosen() || mi.Options.Kernel != m.Options().Kernel || mi.Options.TargetName != "w" || len(mi.Arrays) != 7 {
+			mi.Chosen != m.Chosen() || mi.Options.Kernel != m.Options().Kernel || mi.TargetName != "w" || len(mi.Arrays) != 7 {
 			t.Errorf("model %d: %+v", i, mi)
 		}
 		for _, a := range mi.Arrays {
@@ -586,7 +586,7 @@ func TestInspect(t *testing.T) {
 // with an RMSECV is refused.
 func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	x, y := gaussData(120, 3, 21)
-	sel, err := Select(context.Background(), x, y, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1, 3}, AverageWithin: 1})
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1, 3}, By: CrossValidation{AverageWithin: 1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

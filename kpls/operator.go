@@ -21,9 +21,9 @@ type Storage string
 
 const (
 	// StorageAuto (the zero value) picks StorageFeatures for the linear
-	// kernel; for the others it picks by Options.MemoryLimit: dense if 8n²
+	// kernel; for the others it picks by Resources.MemoryLimit: dense if 8n²
 	// bytes fit, else float32 if 2n² bytes fit and the fit allows it (see
-	// Options.Storage), else hybrid, else matrix-free.
+	// Resources.Storage), else hybrid, else matrix-free.
 	StorageAuto Storage = ""
 	// StorageDense holds K_c as n×n float64 (8n² bytes), with products
 	// through the BLAS backend: the fastest per product.
@@ -56,7 +56,7 @@ func parseStorage(s string) (Storage, error) {
 }
 
 // DefaultMemoryLimit is the memory limit for the kernel matrix when
-// Options.MemoryLimit is zero: a quarter of physical memory (2 GiB where it
+// Resources.MemoryLimit is zero: a quarter of physical memory (2 GiB where it
 // cannot be read), room for it next to the fit's n × components arrays,
 // the inputs and everything else on the machine.
 func DefaultMemoryLimit() int64 { return kernelop.DefaultLimit() }
@@ -82,7 +82,7 @@ func KernelBytes(s Storage, n int) int64 {
 // and the approximate DoF's probes need the converged Ritz pairs deflated,
 // which float32's rounding keeps from being confirmed on fast-decaying
 // spectra (their standard error grew 30-fold there; docs/scale.md).
-func (o *Options) storageFor(n int) (Storage, int64, error) {
+func (o *config) storageFor(n int) (Storage, int64, error) {
 	limit := o.MemoryLimit
 	if limit == 0 {
 		limit = DefaultMemoryLimit()
@@ -175,7 +175,7 @@ type kernelBuild struct {
 	buf      *kernelBuffer
 	means    *kernelop.Stats // the column means of an earlier build over the same rows, or nil
 	progress func(done, total int)
-	comm     Comm // the ranks to spread the products over (Options.Comm), or nil
+	comm     Comm // the ranks to spread the products over (config.Comm), or nil
 }
 
 // buildOperator builds K_c of the standardised inputs in the storage

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kpls-go/kpls/blas"
 )
 
@@ -50,81 +52,130 @@ const (
 	CV Criterion = "cv"
 )
 
-// Options configure a fit. The zero value fits an RBF kernel of the default
-// width on standardised features with DefaultComponents components and the
-// approximate DoF.
+// Options are the method of a fit: what it computes, saved with its
+// model (Model.Options). The zero value fits an RBF kernel of the default
+// width on standardised features with DefaultComponents components and
+// the approximate DoF, and chooses m by GCV.
 type Options struct {
 	// Kernel is the kernel with its parameters; nil means RBF{} (width
 	// d/2). Zero parameters take the kernel's defaults (see each kernel).
-	Kernel Kernel `json:"-"`
+	Kernel Kernel
 	// Components is the largest number of components m to fit (M). Zero
 	// means DefaultComponents, capped by what the data allow.
-	Components int `json:"components"`
+	Components int
 	// DoF is the degrees-of-freedom method; empty means DoFApprox.
-	DoF DoFMethod `json:"dof"`
-	// Criterion is how Fit chooses the m that predictions use by default
-	// (Model.Chosen): GCV, AIC, BIC or GMDL; empty means
-	// DefaultFitCriterion. CV needs refits: use Select.
-	Criterion Criterion `json:"criterion,omitempty"`
+	DoF DoFMethod
+	// Criterion is how Fit chooses the m that predictions use by default:
+	// GCV, AIC, BIC or GMDL; empty means DefaultFitCriterion. CV needs
+	// refits on folds: use Select.
+	Criterion Criterion
 	// Lanczos is the number of Lanczos steps (the paper's m_max) behind the
 	// approximate DoF; zero means max(DefaultLanczos, 2·Components). It is
 	// capped by the number of steps before the Krylov space breaks down.
-	Lanczos int `json:"lanczos"`
+	Lanczos int
 	// Probes is the number of random probe vectors behind DoFApprox; zero
 	// means 64000/n within [MinProbes, MaxProbes] (for n ≤ 256 the n unit
 	// vectors replace them and the trace is exact), and at least 2 are
 	// needed for a standard error. Seed seeds them: equal seeds give equal
 	// results.
-	Probes int    `json:"probes,omitempty"`
-	Seed   uint64 `json:"seed,omitempty"`
+	Probes int
+	Seed   uint64
 	// RawFeatures switches feature standardisation off (it is on by
 	// default: centre by the training mean, divide by the training
 	// standard deviation).
-	RawFeatures bool `json:"raw_features,omitempty"`
-	// FeatureNames and TargetName are stored with the model so that a
-	// prediction file can be matched by column name. Optional.
-	FeatureNames []string `json:"feature_names,omitempty"`
-	TargetName   string   `json:"target_name,omitempty"`
-	// TargetNames name the columns of a response matrix (FitTargets,
-	// SelectTargets): each target's model records its own as TargetName.
-	// Optional; if set, one per column.
-	TargetNames []string `json:"-"`
+	RawFeatures bool
+}
 
-	// Weights, if not nil, are frequency weights, one per row of x: a row
-	// of weight w counts as w copies of itself (w need not be an
-	// integer). Rows of weight 0 are left out; a negative, NaN or
-	// infinite weight, or weights summing to 0, is an error. Fit and
-	// Select take them, with every DoF method, bands and intervals
-	// (docs/design.md §5); a precomputed kernel does not. Select's folds
-	// split the distinct rows and are fitted one by one (not by the
-	// one-pass engine). A model keeps the weights of the rows it kept
-	// (Model.Options).
-	Weights []float64 `json:"-"`
+// Data are the rows to learn from and what belongs to them.
+type Data struct {
+	// X holds the features, one row per observation (n×d).
+	X mat.Matrix
+	// Y holds the targets: one column for Fit and Select, one per target
+	// for FitTargets and SelectTargets (n×q). A []float64 y is
+	// mat.NewVecDense(len(y), y).
+	Y mat.Matrix
+	// Weights, if not nil, are frequency weights, one per row: a row of
+	// weight w counts as w copies of itself (w need not be an integer).
+	// Rows of weight 0 are left out; a negative, NaN or infinite weight,
+	// or weights summing to 0, is an error. Fit and Select take them,
+	// with every DoF method, bands and intervals (docs/design.md §5); a
+	// precomputed kernel does not. Select's folds split the distinct rows
+	// and are fitted one by one (not by the one-pass engine).
+	Weights []float64
+	// FeatureNames (one per column of X) and TargetNames (one per column
+	// of Y) are saved with the models so that a prediction file can be
+	// matched by column name. Optional.
+	FeatureNames, TargetNames []string
+}
 
+// Resources say how a fit runs on this machine; they are never saved
+// with a model. A nil *Resources means the defaults.
+type Resources struct {
 	// Storage is how the fit holds the centred kernel matrix; the zero
-	// value (StorageAuto) chooses by MemoryLimit. Not saved with a model:
-	// a loaded model that needs its kernel matrix (confidence bands)
-	// chooses on the machine that loads it.
-	Storage Storage `json:"-"`
+	// value (StorageAuto) chooses by MemoryLimit. A loaded model that
+	// needs its kernel matrix (confidence bands) chooses on the machine
+	// that loads it.
+	Storage Storage
 	// MemoryLimit is the bytes the kernel matrix may take; zero means
 	// DefaultMemoryLimit(). Storage forced to dense or float32 beyond it
 	// is an error (ErrTooLarge); hybrid storage caches this much.
-	MemoryLimit int64 `json:"-"`
-
+	MemoryLimit int64
 	// Backend does the linear algebra; nil means blas.Default().
-	Backend blas.Float64 `json:"-"`
+	Backend blas.Float64
 	// Progress, if not nil, is called as long work advances. It is called
 	// from the goroutine that called Fit or Select and must be fast.
-	Progress func(Progress) `json:"-"`
+	Progress func(Progress)
 	// Comm, if not nil, spreads the kernel matrix's products over the
 	// ranks of a group of processes (an MPI communicator; the command's
 	// mpi build): every rank calls Fit or Select with the same data and
-	// options and gets the same model. Not saved with a model: a loaded
-	// model's bands run in one process.
-	Comm Comm `json:"-"`
+	// options and gets the same model. A loaded model's bands run in one
+	// process.
+	Comm Comm
 }
 
-// Comm is a group of processes that fit together (Options.Comm). Every
+// config is everything a fit reads: the method, the data's weights and
+// names, and the resources. Its JSON is the options record of a model
+// file (method and names; weights and resources are not written).
+type config struct {
+	Kernel       Kernel    `json:"-"`
+	Components   int       `json:"components"`
+	DoF          DoFMethod `json:"dof"`
+	Criterion    Criterion `json:"criterion,omitempty"`
+	Lanczos      int       `json:"lanczos"`
+	Probes       int       `json:"probes,omitempty"`
+	Seed         uint64    `json:"seed,omitempty"`
+	RawFeatures  bool      `json:"raw_features,omitempty"`
+	FeatureNames []string  `json:"feature_names,omitempty"`
+	TargetName   string    `json:"target_name,omitempty"`
+	// TargetNames name the columns of a response matrix; each target's
+	// model records its own as TargetName.
+	TargetNames []string       `json:"-"`
+	Weights     []float64      `json:"-"`
+	Storage     Storage        `json:"-"`
+	MemoryLimit int64          `json:"-"`
+	Backend     blas.Float64   `json:"-"`
+	Progress    func(Progress) `json:"-"`
+	Comm        Comm           `json:"-"`
+}
+
+// newConfig joins a fit's method, data and resources.
+func newConfig(o Options, d *Data, r *Resources) config {
+	c := config{Kernel: o.Kernel, Components: o.Components, DoF: o.DoF, Criterion: o.Criterion,
+		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures,
+		FeatureNames: d.FeatureNames, TargetNames: d.TargetNames, Weights: d.Weights}
+	if r != nil {
+		c.Storage, c.MemoryLimit, c.Backend, c.Progress, c.Comm = r.Storage, r.MemoryLimit, r.Backend, r.Progress, r.Comm
+	}
+	return c
+}
+
+// method is the Options part of c.
+func (c config) method() Options {
+	return Options{Kernel: c.Kernel, Components: c.Components, DoF: c.DoF, Criterion: c.Criterion,
+		Lanczos: c.Lanczos, Probes: c.Probes, Seed: c.Seed, RawFeatures: c.RawFeatures}
+}
+
+// Comm is a group of processes that fit together (Resources.Comm). Every
 // rank makes the same calls in the same order.
 type Comm interface {
 	Rank() int
@@ -156,7 +207,7 @@ const (
 	StageBands  Stage = "bands"  // bands and intervals (Predict), per block of points
 )
 
-func (o *Options) report(stage Stage, k Kernel, done, total int) {
+func (o *config) report(stage Stage, k Kernel, done, total int) {
 	if o.Progress != nil {
 		o.Progress(Progress{Stage: stage, Kernel: k, Done: done, Total: total})
 	}
@@ -164,7 +215,7 @@ func (o *Options) report(stage Stage, k Kernel, done, total int) {
 
 // resolved returns a copy of o with defaults filled in and everything
 // checked against the data size n×d.
-func (o Options) resolved(n, d int) (Options, error) {
+func (o config) resolved(n, d int) (config, error) {
 	k, err := resolveKernel(o.Kernel, n, d)
 	if err != nil {
 		return o, err
@@ -232,7 +283,7 @@ func (o Options) resolved(n, d int) (Options, error) {
 // steps is how many Krylov steps the fit runs: enough for the components
 // and, when the DoF needs them, for the Lanczos approximation (see
 // lanczosDoF for the 2m+1), within what the data allow.
-func (o *Options) steps(maxComp int) int {
+func (o *config) steps(maxComp int) int {
 	if o.DoF == DoFLanczos || o.DoF == DoFApprox {
 		return min(max(o.Components, o.Lanczos, 2*o.Components+1), maxComp)
 	}
@@ -242,19 +293,19 @@ func (o *Options) steps(maxComp int) int {
 // maxComponents is the largest number of components the data allow: n−1,
 // and for kernels with a finite feature space (linear, polynomial) also
 // its dimension.
-func (o *Options) maxComponents(n, d int) int { return MaxComponents(o.Kernel, n, d) }
+func (o *config) maxComponents(n, d int) int { return MaxComponents(o.Kernel, n, d) }
 
-func (o *Options) probes(n int) int {
+func (o *config) probes(n int) int {
 	if o.Probes > 1 {
 		return o.Probes
 	}
 	return min(max(64000/n, MinProbes), MaxProbes)
 }
 
-// optionsAlias has Options' fields without its JSON methods.
-type optionsAlias Options
+// optionsAlias has config' fields without its JSON methods.
+type optionsAlias config
 
-// optionsJSON is Options as JSON: the kernel as {"name", "width", ...}.
+// optionsJSON is config as JSON: the kernel as {"name", "width", ...}.
 // Files of format version 1 and 2 wrote the kernel's name as a string
 // with separate width and gamma fields; they are still read.
 type optionsJSON struct {
@@ -266,7 +317,7 @@ type optionsJSON struct {
 
 // MarshalJSON writes the options with the kernel as an object; a Func
 // kernel cannot be written.
-func (o Options) MarshalJSON() ([]byte, error) {
+func (o config) MarshalJSON() ([]byte, error) {
 	k := o.Kernel
 	if k == nil {
 		k = RBF{}
@@ -280,14 +331,14 @@ func (o Options) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads options written by MarshalJSON or by format
 // versions 1 and 2.
-func (o *Options) UnmarshalJSON(b []byte) error {
+func (o *config) UnmarshalJSON(b []byte) error {
 	var j optionsJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		return err
 	}
-	*o = Options(j.optionsAlias)
+	*o = config(j.optionsAlias)
 	var name string
 	if err := json.Unmarshal(j.Kernel, &name); err == nil {
 		// Versions 1 and 2: "kernel": "rbf", "width": w or "gamma": g.

@@ -60,7 +60,7 @@ func refitPredict(t *testing.T, x *mat.Dense, y []float64, o Options, comp int, 
 	t.Helper()
 	o.DoF = DoFNone
 	o.Components = comp
-	m, err := Fit(context.Background(), x, y, o)
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestExactDoFFiniteDifferences(t *testing.T) {
 			o := c.o
 			o.DoF = DoFExact
 			o.Components = c.ms[len(c.ms)-1]
-			m, err := Fit(context.Background(), c.x, c.y, o)
+			m, err := Fit(context.Background(), Data{X: c.x, Y: vec(c.y)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestLanczosSecondTerm(t *testing.T) {
 			o := c.o
 			o.DoF = DoFLanczos
 			o.Components = c.ms[len(c.ms)-1]
-			m, err := Fit(context.Background(), c.x, c.y, o)
+			m, err := Fit(context.Background(), Data{X: c.x, Y: vec(c.y)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -414,7 +414,7 @@ func TestBandsFiniteDifferences(t *testing.T) {
 			}
 			o := c.o
 			o.Components = min(5, c.ms[len(c.ms)-1])
-			m, err := Fit(context.Background(), c.x, c.y, o)
+			m, err := Fit(context.Background(), Data{X: c.x, Y: vec(c.y)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -470,7 +470,7 @@ func TestRunningLanczosMatrix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o
 			o.DoF = DoFNone
-			m, err := Fit(context.Background(), c.x, c.y, o)
+			m, err := Fit(context.Background(), Data{X: c.x, Y: vec(c.y)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

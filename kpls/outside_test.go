@@ -27,7 +27,7 @@ func TestPredictOutsideLinear(t *testing.T) {
 		x.Set(i, 1, v)
 		y[i] = 2*u - v + 0.1*math.Cos(float64(3*i))
 	}
-	m, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: d, DoF: DoFNone})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: d, DoF: DoFNone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +121,12 @@ func TestPredictOutsideRBF(t *testing.T) {
 		return best
 	}
 	o := Options{Kernel: RBF{Width: w}, Components: 5, DoF: DoFNone, RawFeatures: true}
-	m, err := Fit(ctx, x, y, o)
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Kernel, o.Components = RBF{Width: 4 * w}, 3
-	wide, err := Fit(ctx, x, y, o)
+	wide, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 func TestPredictTo(t *testing.T) {
 	x, y := gaussData(30, 2, 41)
 	q, _ := gaussData(700, 2, 42) // more than one block of predictChunk rows
-	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 1.5}, Components: 4, RawFeatures: true})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 1.5}, Components: 4, RawFeatures: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestLinearPrimalPredictions(t *testing.T) {
 		}
 	}
 	for _, raw := range []bool{true, false} {
-		m, err := Fit(ctx, x, y, Options{Kernel: Linear{}, Components: 3, RawFeatures: raw})
+		m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: Linear{}, Components: 3, RawFeatures: raw}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestPredictReach(t *testing.T) {
 	x, y := gaussData(120, 3, 91)
 	q, _ := gaussData(2*predictChunk+7, 3, 92)
 	for _, k := range []Kernel{RBF{Width: 0.5}, Matern{Nu: 1.5}} {
-		m, err := Fit(ctx, x, y, Options{Kernel: k, Components: 6})
+		m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: k, Components: 6}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

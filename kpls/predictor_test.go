@@ -45,11 +45,11 @@ func TestPredictKeepsEveryPath(t *testing.T) {
 	ctx := context.Background()
 	x, y := predictorData(120, 0)
 	z, _ := predictorData(9, 3)
-	m, err := Fit(ctx, x, y, Options{Components: 6, DoF: DoFExact})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Components: 6, DoF: DoFExact}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := Fit(ctx, x, y, Options{Kernel: Laplacian{}, Components: 5, DoF: DoFExact})
+	other, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: Laplacian{}, Components: 5, DoF: DoFExact}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestPredictKeepsEveryPath(t *testing.T) {
 func TestAtNoiseLevel(t *testing.T) {
 	ctx := context.Background()
 	x, y := predictorData(150, 1)
-	sel, err := Select(ctx, x, y, SelectOptions{Options: Options{DoF: DoFExact}, Kernels: []Kernel{Laplacian{Width: 0.5}}, AverageBy: AverageNone})
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{DoF: DoFExact, Kernels: []Kernel{Laplacian{Width: 0.5}}, By: CrossValidation{AverageBy: AverageNone}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,15 +195,15 @@ func TestSaveLoadPredictors(t *testing.T) {
 	for i := range y2 {
 		y2[i] = x.At(i, 0) - x.At(i, 2)
 	}
-	a, err := Fit(ctx, x, y, Options{Components: 4, TargetName: "a"})
+	a, err := Fit(ctx, Data{X: x, Y: vec(y), TargetNames: []string{"a"}}, Options{Components: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Fit(ctx, x, y2, Options{Components: 3, TargetName: "b"})
+	b, err := Fit(ctx, Data{X: x, Y: vec(y2), TargetNames: []string{"b"}}, Options{Components: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b2, err := Fit(ctx, x, y2, Options{Kernel: Linear{}, Components: 2, TargetName: "b"})
+	b2, err := Fit(ctx, Data{X: x, Y: vec(y2), TargetNames: []string{"b"}}, Options{Kernel: Linear{}, Components: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func typeName(p Predictor) string {
 func TestSelectAveragesByDefault(t *testing.T) {
 	ctx := context.Background()
 	x, y := predictorData(150, 4)
-	sel, err := Select(ctx, x, y, SelectOptions{})
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,14 +281,14 @@ func TestSelectAveragesByDefault(t *testing.T) {
 	if ms := sel.Predictor.Summary().Members; ms[0].Kernel != sel.Best.Kernel || ms[0].M != sel.Best.M {
 		t.Errorf("the predictor's first member %+v is not the best grid point %v, m = %d", ms[0], sel.Best.Kernel, sel.Best.M)
 	}
-	off, err := Select(ctx, x, y, SelectOptions{AverageBy: AverageNone})
+	off, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{By: CrossValidation{AverageBy: AverageNone}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if off.Predictor != Predictor(off.Model) || off.MeanBy != "" {
 		t.Errorf("AverageNone: predictor %T, averaged by %q", off.Predictor, off.MeanBy)
 	}
-	gcv, err := Select(ctx, x, y, SelectOptions{Options: Options{Criterion: GCV}})
+	gcv, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{By: GCV}, nil)
 	if err != nil {
 		t.Fatalf("GCV with the zero averaging: %v", err)
 	}
@@ -302,7 +302,7 @@ func TestSelectAveragesByDefault(t *testing.T) {
 func TestPredictOptionsRefused(t *testing.T) {
 	ctx := context.Background()
 	x, y := predictorData(40, 0)
-	m, err := Fit(ctx, x, y, Options{Components: 2})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Components: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,22 +360,22 @@ func TestSelectInterruptedBestSoFar(t *testing.T) {
 	x, y := predictorData(160, 6)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.3, 3, 30}, AverageBy: AverageNone}
+	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.3, 3, 30}, By: CrossValidation{AverageBy: AverageNone}}
 	so.Seed = 3
-	so.Progress = func(p Progress) {
+	stop := &Resources{Progress: func(p Progress) {
 		if p.Stage == StageSelect && p.Done == 2 {
 			cancel()
 		}
-	}
-	part, err := Select(ctx, x, y, so)
+	}}
+	part, err := Select(ctx, Data{X: x, Y: vec(y)}, so, stop)
 	if !errors.Is(err, context.Canceled) || part == nil {
 		t.Fatalf("cancelled search: %v, selection %v", err, part)
 	}
 	if len(part.Choices) != 2 || part.Model != nil || part.Predictor != nil {
 		t.Fatalf("%d choices, model %v, predictor %v: want the two scored points and nothing fitted", len(part.Choices), part.Model, part.Predictor)
 	}
-	so.Widths, so.Progress = []float64{0.3, 3}, nil
-	two, err := Select(context.Background(), x, y, so)
+	so.Widths = []float64{0.3, 3}
+	two, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

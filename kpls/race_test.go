@@ -101,7 +101,7 @@ func raceCompare(t *testing.T, who string, got, want raceResult) {
 func TestRaceConcurrentPredict(t *testing.T) {
 	const goroutines = 16
 	x, y := raceData(200, 3, 1)
-	fitted, err := Fit(context.Background(), x, y, Options{Components: 6})
+	fitted, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRaceConcurrentPredict(t *testing.T) {
 // different matrix–vector paths, which round differently.
 func TestRaceRowIndependence(t *testing.T) {
 	x, y := raceData(200, 3, 1)
-	m, err := Fit(context.Background(), x, y, Options{Components: 4})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestRaceCancelFit(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelled time.Time
-	m, err := Fit(ctx, x, y, Options{Components: 20, DoF: DoFExact, Progress: func(p Progress) {
+	m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Components: 20, DoF: DoFExact}, &Resources{Progress: func(p Progress) {
 		if p.Stage == "fit" && p.Done >= 1 && cancelled.IsZero() {
 			cancelled = time.Now()
 			cancel()
@@ -234,7 +234,7 @@ func TestRaceCancelFit(t *testing.T) {
 // then with a live context: the cancel must not poison the model.
 func TestRaceCancelBands(t *testing.T) {
 	x, y := raceData(200, 3, 1)
-	fitted, err := Fit(context.Background(), x, y, Options{Components: 4})
+	fitted, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestRaceReverseBandsAndMean(t *testing.T) {
 	}
 	var members []*Model
 	for _, width := range []float64{0.5, 1} {
-		m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: width}, Components: 22, DoF: DoFExact, Weights: w})
+		m, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, Options{Kernel: RBF{Width: width}, Components: 22, DoF: DoFExact}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

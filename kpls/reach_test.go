@@ -30,7 +30,7 @@ func TestReachAgainstNaiveLoop(t *testing.T) {
 	for _, k := range []Kernel{RBF{Width: 2}, Linear{}} {
 		for _, raw := range []bool{false, true} {
 			o := Options{Kernel: k, Components: 2, DoF: DoFNone, RawFeatures: raw}
-			m, err := Fit(context.Background(), x, y, o)
+			m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -139,7 +139,7 @@ func TestReferenceFit(t *testing.T) {
 			t.Run(name+"/"+s.Key, func(t *testing.T) {
 				o := s.options(DoFNone)
 				o.Components = s.MValidMax
-				m, err := Fit(context.Background(), rc.x, rc.y, o)
+				m, err := Fit(context.Background(), Data{X: rc.x, Y: vec(rc.y)}, o, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -197,7 +197,7 @@ func TestReferenceExactDoF(t *testing.T) {
 			t.Run(name+"/"+s.Key, func(t *testing.T) {
 				o := s.options(DoFExact)
 				o.Components = s.MValidMax
-				m, err := Fit(context.Background(), rc.x, rc.y, o)
+				m, err := Fit(context.Background(), Data{X: rc.x, Y: vec(rc.y)}, o, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -257,7 +257,7 @@ func TestReferenceLanczosDoF(t *testing.T) {
 						o := s.options(DoFLanczos)
 						o.Components = k
 						o.Lanczos = *ap.MmaxEff[k]
-						m, err := Fit(context.Background(), rc.x, rc.y, o)
+						m, err := Fit(context.Background(), Data{X: rc.x, Y: vec(rc.y)}, o, nil)
 						if err != nil {
 							t.Fatal(err)
 						}

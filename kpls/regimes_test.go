@@ -80,7 +80,7 @@ func ExampleFit_nearIdentity() {
 	// freedom, which the approximate DoF reports.
 	kx, ky := kin8nm()
 	x, y := dofbed.FirstRows(kx, ky, 300)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Kernel: kpls.RBF{Width: 0.05}, Components: 2})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 0.05}, Components: 2}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

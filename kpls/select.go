@@ -49,24 +49,17 @@ func behind(choice int) int { return max(3, (choice+3)/4) }
 
 // SelectOptions configure Select. The zero value searches the RBF widths
 // d/8, d/4, d/2, d and 2d (d features), the Laplacian widths √d/4 … 4√d
-// and the linear kernel by 5-fold cross-validation. It extends the
-// components while a choice is not clearly behind the largest m fitted
-// (doubling them, or with cross-validation on 2,048 rows or more, as far
-// as the choice needs), skips a kernel's default widths past the turn of
-// its score (Selection.Skipped), and extends the widths by factors of 2
-// while the best sits at the narrowest or widest and improves there,
-// with no fixed count of either: what bounds them is
+// and the linear kernel by 5-fold cross-validation, and predicts with the
+// mean of the grid points within DefaultAverageWithin of the best. It
+// extends the components while a choice is not clearly behind the largest
+// m fitted (doubling them, or with cross-validation on 2,048 rows or
+// more, as far as the choice needs), skips a kernel's default widths past
+// the turn of its score (Selection.Skipped), and extends the widths by
+// factors of 2 while the best sits at the narrowest or widest and
+// improves there, with no fixed count of either: what bounds them is
 // what the data allow and a budget of passes over the kernel matrix
 // (MaxPasses), which the Selection reports.
 type SelectOptions struct {
-	// Options are the settings every fit of the search shares, with
-	// three read as Select's own: Criterion chooses (empty means
-	// DefaultCriterion; CV is k-fold cross-validation, GCV, AIC, BIC and
-	// GMDL use the DoF of Options.DoF and need no refits), Seed seeds
-	// the folds' random assignment as well as the DoF probes, and
-	// Components is where the search starts. Kernel, if set, is the one
-	// kernel searched, as Kernels: {Kernel}; setting both is an error.
-	Options
 	// Kernels to search; nil means DefaultKernels(). A kernel with a
 	// width (RBF, Laplacian, Matern) whose width is zero is searched over
 	// Widths; one with its width set is a single grid point.
@@ -77,8 +70,41 @@ type SelectOptions struct {
 	// at. Given widths are searched as given. Each must be positive and
 	// finite, and appear once.
 	Widths []float64
-	// Folds is the number of cross-validation folds (2..n); zero means
-	// DefaultFolds.
+	// By scores the grid: a CrossValidation (nil means CrossValidation{})
+	// or a Criterion computed from one fit's DoF (GCV, AIC, BIC, GMDL),
+	// which needs no refits and makes no mean.
+	By Scoring
+	// Components is where the search starts (zero: DefaultComponents);
+	// MaxComponents bounds how far it extends them (zero: what the data
+	// allow).
+	Components, MaxComponents int
+	// MaxPasses is the search's budget of passes over the kernel matrix:
+	// a build, or one product with a block of vectors, counts one (the
+	// cost per pass is about the same whatever the block's width up to a
+	// few vectors). Past it the search extends neither widths nor
+	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
+	MaxPasses int
+	// DoF, Lanczos, Probes and RawFeatures are every fit's, as in
+	// Options. With cross-validation an empty DoF computes none for the
+	// folds. Seed seeds the DoF probes and the folds' assignment.
+	DoF         DoFMethod
+	Lanczos     int
+	Probes      int
+	Seed        uint64
+	RawFeatures bool
+}
+
+// Scoring is how Select scores its grid: a CrossValidation or a
+// Criterion.
+type Scoring interface{ scoring() }
+
+func (CrossValidation) scoring() {}
+func (Criterion) scoring()       {}
+
+// CrossValidation scores every grid point and m by the root mean squared
+// error of k-fold cross-validation (RMSECV), and averages the best points.
+type CrossValidation struct {
+	// Folds is the number of folds (2..n); zero means DefaultFolds.
 	Folds int
 	// Repeats is how many times k-fold cross-validation is repeated, each
 	// time with a new random assignment of the rows to folds, the RMSECV
@@ -89,36 +115,58 @@ type SelectOptions struct {
 	// to cross-validated kernel ridge (docs/scale.md), so the default
 	// stays one.
 	Repeats int
-	// MaxComponents bounds the components the search extends to; zero
-	// means what the data allow.
-	MaxComponents int
-	// SharedKernel, with several targets (SelectTargets), chooses one
-	// kernel and width for all of them, by the mean of 1 − Q² over the
-	// targets, each with its own m. It needs cross-validation.
-	SharedKernel bool
-	// MaxPasses is the search's budget of passes over the kernel matrix:
-	// a build, or one product with a block of vectors, counts one (the
-	// cost per pass is about the same whatever the block's width up to a
-	// few vectors). Past it the search extends neither widths nor
-	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
-	MaxPasses int
-	// AverageWithin, if positive (cross-validation only), makes the grid
-	// points whose choice has an RMSECV at most (1 + AverageWithin) times
-	// the best one's the candidates of a mean of models; AverageBy chooses
-	// its members among them, each fitted to all rows at its own chosen m
-	// without DoF, and Select returns their mean as Selection.Predictor.
-	// On the panel's small data sets that came closer to cross-validated
-	// kernel ridge than the best point alone (docs/scale.md). Without DoF
-	// asked for, the members' fits to all rows ride in the folds' block
-	// products and cost no pass of their own. Zero means
-	// DefaultAverageWithin with cross-validation, no average with the DoF
-	// criteria.
+	// AverageWithin makes the grid points whose choice has an RMSECV at
+	// most (1 + AverageWithin) times the best one's the candidates of a
+	// mean of models; AverageBy chooses its members among them, each
+	// fitted to all rows at its own chosen m without DoF, and Select
+	// returns their mean as Selection.Predictor. On the panel's small data
+	// sets that came closer to cross-validated kernel ridge than the best
+	// point alone (docs/scale.md). Without DoF asked for, the members'
+	// fits to all rows ride in the folds' block products and cost no pass
+	// of their own. Zero means DefaultAverageWithin.
 	AverageWithin float64
 	// AverageBy is how the mean's members are chosen among the grid
 	// points within AverageWithin (the best is always one):
-	// AverageStacked (the zero value) or AverageAll; AverageNone turns
-	// averaging off, whatever AverageWithin says.
+	// AverageStacked (the zero value) or AverageAll; AverageNone predicts
+	// with the best grid point alone.
 	AverageBy Averaging
+	// SharedKernel, with several targets (SelectTargets), chooses one
+	// kernel and width for all of them, by the mean of 1 − Q² over the
+	// targets, each with its own m.
+	SharedKernel bool
+}
+
+// config joins so with the data and resources of a search.
+func (so *SelectOptions) config(d *Data, r *Resources) selectConfig {
+	o := Options{Components: so.Components, DoF: so.DoF, Lanczos: so.Lanczos, Probes: so.Probes, Seed: so.Seed, RawFeatures: so.RawFeatures}
+	sc := selectConfig{config: newConfig(o, d, r), Kernels: so.Kernels, Widths: so.Widths,
+		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses}
+	switch by := so.By.(type) {
+	case nil:
+		sc.Criterion = CV
+	case CrossValidation:
+		sc.Criterion = CV
+		sc.Folds, sc.Repeats, sc.SharedKernel = by.Folds, by.Repeats, by.SharedKernel
+		sc.AverageWithin, sc.AverageBy = by.AverageWithin, by.AverageBy
+	case Criterion:
+		sc.Criterion = cmp.Or(by, CV)
+	}
+	return sc
+}
+
+// selectConfig is a search's settings as SelectOptions, Data and
+// Resources give them (SelectOptions documents the fields).
+type selectConfig struct {
+	config
+	Kernels       []Kernel
+	Widths        []float64
+	Folds         int
+	Repeats       int
+	MaxComponents int
+	SharedKernel  bool
+	MaxPasses     int
+	AverageWithin float64
+	AverageBy     Averaging
 }
 
 // Averaging names how Select chooses the members of its mean of models.
@@ -176,7 +224,7 @@ type Selection struct {
 	// (see SelectOptions.MaxPasses), the final fit's included.
 	Passes int
 	// Repeats is how many k-fold assignments cross-validation pooled
-	// (SelectOptions.Repeats); zero for the DoF criteria.
+	// (CrossValidation.Repeats); zero for the DoF criteria.
 	Repeats int
 	// Skipped are the default grid's widths the search did not fit: those
 	// wider than a width where the kernel's score turned worse, by more
@@ -184,7 +232,7 @@ type Selection struct {
 	Skipped []Kernel
 	// Predictor is what to predict with, never nil: the mean of the
 	// models of the grid points within the averaging margin that AverageBy
-	// keeps (SelectOptions.AverageWithin), Model (the best) first and the
+	// keeps (CrossValidation.AverageWithin), Model (the best) first and the
 	// others by RMSECV, each fitted to all rows and predicting with its
 	// own choice of m; or Model itself when no other point is kept or
 	// averaging is off. A mean's other members are fitted without DoF
@@ -274,8 +322,14 @@ func (g gridPoint) width() float64 {
 // and, if some grid point was scored by then, the selection so far: its
 // Table, Choices and Best, without Model or Predictor (nothing was fitted
 // to all rows), so that a caller can say what was found.
-func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*Selection, error) {
-	sels, err := selectTargets(ctx, x, [][]float64{y}, so)
+func Select(ctx context.Context, d Data, so SelectOptions, r *Resources) (*Selection, error) {
+	sc := so.config(&d, r)
+	y, c, err := d.single(sc.config)
+	if err != nil {
+		return nil, err
+	}
+	sc.config = c
+	sels, err := selectTargets(ctx, d.X, [][]float64{y}, sc)
 	if sels == nil {
 		return nil, err
 	}
@@ -291,15 +345,16 @@ func Select(ctx context.Context, x mat.Matrix, y []float64, so SelectOptions) (*
 // own m. With so.TargetNames set, target t's model records TargetNames[t]
 // as its TargetName. A cancelled search returns the selections so far
 // with the context's error, as Select does.
-func SelectTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, so SelectOptions) ([]*Selection, error) {
-	ys, err := responseColumns(y, so.Options)
+func SelectTargets(ctx context.Context, d Data, so SelectOptions, r *Resources) ([]*Selection, error) {
+	sc := so.config(&d, r)
+	ys, err := d.columns(sc.config)
 	if err != nil {
 		return nil, err
 	}
-	return selectTargets(ctx, x, ys, so)
+	return selectTargets(ctx, d.X, ys, sc)
 }
 
-func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) ([]*Selection, error) {
+func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectConfig) ([]*Selection, error) {
 	s, scanned, err := newSelector(ctx, x, ys, so)
 	if err != nil {
 		return nil, err
@@ -364,8 +419,8 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectO
 // newSelector checks Select's options against the data and sets up the
 // search with its grid and one chooser per target (one for all of them
 // with SharedKernel).
-func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOptions) (*selector, map[string]bool, error) {
-	opts := so.Options
+func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectConfig) (*selector, map[string]bool, error) {
+	opts := so.config
 	xs, n, d, err := denseRows(x, "x")
 	if err != nil {
 		return nil, nil, err
@@ -410,7 +465,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so SelectOpt
 	return s, scanned, nil
 }
 
-// selectSettings are the search's settings: SelectOptions with every
+// selectSettings are the search's settings: selectConfig with every
 // default filled in.
 type selectSettings struct {
 	crit                                   Criterion
@@ -419,19 +474,12 @@ type selectSettings struct {
 	folds, repeats, maxComp, budget, start int
 }
 
-// settings checks so for n rows and fills in its defaults; Options.Kernel
-// becomes the one kernel searched.
-func (so *SelectOptions) settings(n int) (selectSettings, error) {
+// settings checks so for n rows and fills in its defaults.
+func (so *selectConfig) settings(n int) (selectSettings, error) {
 	var st selectSettings
 	var err error
 	if st.crit, st.avgBy, st.avgWithin, err = so.criterion(); err != nil {
 		return st, err
-	}
-	if so.Kernel != nil {
-		if so.Kernels != nil {
-			return st, fmt.Errorf("%w: both Kernel and Kernels are set: give the kernels to search in one of them", ErrBadOption)
-		}
-		so.Kernels = []Kernel{so.Kernel}
 	}
 	if st.folds = cmp.Or(so.Folds, DefaultFolds); st.crit == CV && (st.folds < 2 || st.folds > n) {
 		return st, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, st.folds, n)
@@ -459,7 +507,7 @@ func (so *SelectOptions) settings(n int) (selectSettings, error) {
 // criterion returns the criterion and the averaging so asks for, with
 // their defaults: cross-validation averages within DefaultAverageWithin
 // unless AverageBy is AverageNone.
-func (so *SelectOptions) criterion() (Criterion, Averaging, float64, error) {
+func (so *selectConfig) criterion() (Criterion, Averaging, float64, error) {
 	crit, err := parseCriterion(string(so.Criterion))
 	if err != nil {
 		return "", "", 0, err
@@ -473,12 +521,6 @@ func (so *SelectOptions) criterion() (Criterion, Averaging, float64, error) {
 	if err != nil {
 		return "", "", 0, err
 	}
-	if within > 0 && crit != CV && avgBy != AverageNone {
-		return "", "", 0, fmt.Errorf("%w: the average is of the grid points cross-validation scored, not %s", ErrBadOption, crit)
-	}
-	if so.SharedKernel && crit != CV {
-		return "", "", 0, fmt.Errorf("%w: a shared kernel is chosen by cross-validation, not %s (the DoF criteria of different targets do not add up to one score)", ErrBadOption, crit)
-	}
 	switch {
 	case avgBy == AverageNone:
 		within = 0
@@ -490,7 +532,7 @@ func (so *SelectOptions) criterion() (Criterion, Averaging, float64, error) {
 
 // checkWeights checks the weights, if any, for n rows and the kernels
 // searched: a precomputed kernel matrix takes none.
-func (so *SelectOptions) checkWeights(n int) error {
+func (so *selectConfig) checkWeights(n int) error {
 	if so.Weights == nil {
 		return nil
 	}
@@ -782,7 +824,7 @@ func fullStats(sel *Selection, m *Model) {
 // grid resolves the kernels and widths to search.
 // scanned holds the names of the kernels whose default widths are
 // searched, which Select may extend.
-func (so SelectOptions) grid(n, d int) (grid []gridPoint, scanned map[string]bool, err error) {
+func (so selectConfig) grid(n, d int) (grid []gridPoint, scanned map[string]bool, err error) {
 	kernels := so.Kernels
 	if kernels == nil {
 		kernels = DefaultKernels()
@@ -873,7 +915,7 @@ type meanCandidate struct {
 // best, in order of RMSECV: the grid points whose choice scores within
 // the averaging margin of the best's RMSECV (AverageAll), or those of
 // them that stacking weighs (AverageStacked: see stackedMembers); none
-// without SelectOptions.AverageWithin.
+// without CrossValidation.AverageWithin.
 func (s *selector) meanCandidates(t, bestPoint int, bestRMSECV float64) ([]meanCandidate, float64, []Warning) {
 	if !(s.avgWithin > 0) {
 		return nil, 1, nil

@@ -23,8 +23,8 @@ func TestCrossValidationByHand(t *testing.T) {
 	xs := standardisedByHand(x)
 	const folds, comp = 4, 5
 	for _, repeats := range []int{1, 3} {
-		so := SelectOptions{Options: Options{Criterion: CV, Seed: 9, Components: comp}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, Folds: folds, Repeats: repeats, MaxComponents: comp}
-		sel, err := Select(context.Background(), x, y, so)
+		so := SelectOptions{Seed: 9, Components: comp, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: comp, By: CrossValidation{Folds: folds, Repeats: repeats}}
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestCrossValidationByHand(t *testing.T) {
 			for _, fd := range foldsByHand(xs, y, folds, 9, r) {
 				xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
 				for m := 0; m <= comp; m++ {
-					mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone, RawFeatures: true})
+					mod, err := Fit(context.Background(), Data{X: xtr, Y: vec(ytr)}, Options{Kernel: RBF{Width: 1.5}, Components: max(m, 1), DoF: DoFNone, RawFeatures: true}, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -68,7 +68,7 @@ func TestCrossValidationByHand(t *testing.T) {
 			t.Errorf("model records %+v, best is m = %d with RMSECV %.15g by hand", c, sel.Best.M, want)
 		}
 	}
-	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Seed: 9, Components: 2}, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2})
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Seed: 9, Components: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +138,7 @@ func foldsByHand(x *mat.Dense, y []float64, folds int, seed uint64, r int) []fol
 func TestSelectExtendsComponents(t *testing.T) {
 	x, y := sincData(120, 4)
 	for _, c := range []Criterion{CV, GCV} {
-		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Options: Options{Criterion: c, Components: 2, RawFeatures: true}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 40})
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Components: 2, RawFeatures: true, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 40, By: c}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,14 +170,13 @@ func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
 	for _, n := range []int{200, fineGrowthRows + 52} {
 		x, y := gaussData(n, 6, 7)
 		opts := func(start int) SelectOptions {
-			return SelectOptions{Options: Options{Components: start, RawFeatures: true},
-				Kernels: []Kernel{RBF{}}, Widths: []float64{0.5}, MaxComponents: 60}
+			return SelectOptions{Components: start, RawFeatures: true, Kernels: []Kernel{RBF{}}, Widths: []float64{0.5}, MaxComponents: 60}
 		}
-		grown, err := Select(context.Background(), x, y, opts(2))
+		grown, err := Select(context.Background(), Data{X: x, Y: vec(y)}, opts(2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		once, err := Select(context.Background(), x, y, opts(60))
+		once, err := Select(context.Background(), Data{X: x, Y: vec(y)}, opts(60), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,8 +228,7 @@ func TestSelectBudget(t *testing.T) {
 	// GCV without DoF at one width, two components, no room to grow: one
 	// build and one product per Krylov step, the fit at the best grid
 	// point kept as the model.
-	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: GCV, DoF: DoFNone, Components: 2, RawFeatures: true},
-		Kernels: []Kernel{RBF{Width: 0.1}}, MaxComponents: 2})
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{DoF: DoFNone, Components: 2, RawFeatures: true, Kernels: []Kernel{RBF{Width: 0.1}}, MaxComponents: 2, By: GCV}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +238,7 @@ func TestSelectBudget(t *testing.T) {
 	// The same data need more than 2 components (TestSelectExtendsComponents):
 	// a budget of 3 passes keeps the search from growing, with a warning.
 	for _, c := range []Criterion{CV, GCV} {
-		sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: c, Components: 2, RawFeatures: true},
-			Kernels: []Kernel{RBF{Width: 0.1}}, MaxPasses: 3})
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Components: 2, RawFeatures: true, Kernels: []Kernel{RBF{Width: 0.1}}, MaxPasses: 3, By: c}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,8 +266,8 @@ func TestCrossValidationGrows(t *testing.T) {
 		storage Storage
 		tol     float64
 	}{{0, StorageDense, 1e-10}, {kernelop.DenseBytes(n) - 1, StorageFloat32, 1e-6}} {
-		so := SelectOptions{Options: Options{Criterion: CV, Seed: 3, Components: 1, RawFeatures: true, MemoryLimit: c.limit}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, Folds: folds, Repeats: 1, MaxComponents: 40}
-		sel, err := Select(context.Background(), x, y, so)
+		so := SelectOptions{Seed: 3, Components: 1, RawFeatures: true, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, By: CrossValidation{Folds: folds, Repeats: 1}, MaxComponents: 40}
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, &Resources{MemoryLimit: c.limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +281,7 @@ func TestCrossValidationGrows(t *testing.T) {
 		press := make([]float64, comp+1)
 		for f, fd := range foldsByHand(x, y, folds, 3, 0) {
 			xtr, ytr, xte, yte := fd.xtr, fd.ytr, fd.xte, fd.yte
-			mod, err := Fit(context.Background(), xtr, ytr, Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFNone, RawFeatures: true, Storage: StorageDense})
+			mod, err := Fit(context.Background(), Data{X: xtr, Y: vec(ytr)}, Options{Kernel: RBF{Width: 0.1}, Components: comp, DoF: DoFNone, RawFeatures: true}, &Resources{Storage: StorageDense})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +311,7 @@ func TestCrossValidationGrows(t *testing.T) {
 // the folds share, under limit.
 func sharedStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage {
 	t.Helper()
-	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.1}, Components: 1, DoF: DoFNone, RawFeatures: true, MemoryLimit: limit})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 0.1}, Components: 1, DoF: DoFNone, RawFeatures: true}, &Resources{MemoryLimit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +322,7 @@ func sharedStorage(t *testing.T, x *mat.Dense, y []float64, limit int64) Storage
 // choice still at the largest m, the warning says so.
 func TestSelectWarnsAtTheLimit(t *testing.T) {
 	x, y := sincData(120, 4)
-	sel, err := Select(context.Background(), x, y,
-		SelectOptions{Options: Options{Criterion: GCV, Components: 2, RawFeatures: true}, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 2})
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Components: 2, RawFeatures: true, Kernels: []Kernel{RBF{}}, Widths: []float64{0.1}, MaxComponents: 2, By: GCV}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +337,7 @@ func TestSelectWarnsAtTheLimit(t *testing.T) {
 func TestSelectStopsAtNullDoF(t *testing.T) {
 	x, y := sincData(100, 1)
 	o := Options{Kernel: RBF{Width: 1}, RawFeatures: true, Components: 16, DoF: DoFLanczos}
-	m, err := Fit(context.Background(), x, y, o)
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,8 +365,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 		t.Errorf("GCV falling to m = %d, then null: chose %d, want %d", first-1, got, first-1)
 	}
 	for _, c := range []Criterion{GCV, BIC, AIC, GMDL} {
-		sel, err := Select(context.Background(), x, y,
-			SelectOptions{Options: Options{Criterion: c, RawFeatures: true, Components: 16, DoF: DoFLanczos}, Kernels: []Kernel{RBF{}}, Widths: []float64{1}, MaxComponents: 16})
+		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{RawFeatures: true, Components: 16, DoF: DoFLanczos, Kernels: []Kernel{RBF{}}, Widths: []float64{1}, MaxComponents: 16, By: c}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +380,7 @@ func TestSelectStopsAtNullDoF(t *testing.T) {
 func TestFitRecordsItsCriterion(t *testing.T) {
 	x, y := sincData(100, 2)
 	for _, c := range []Criterion{AIC, BIC, GMDL, GCV} {
-		m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.1}, RawFeatures: true, Components: 12, Criterion: c})
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 0.1}, RawFeatures: true, Components: 12, Criterion: c}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +397,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 			t.Errorf("%s: chosen %+v, after a round trip %+v, want %+v", c, m.Chosen(), back.Chosen(), want)
 		}
 	}
-	if _, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 0.1}, Criterion: CV}); err == nil {
+	if _, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 0.1}, Criterion: CV}, nil); err == nil {
 		t.Error("Fit with criterion cv: no error")
 	}
 }
@@ -412,7 +406,7 @@ func TestFitRecordsItsCriterion(t *testing.T) {
 // the RBF widths, rows say their kernel, and bad grids are refused.
 func TestSelectGridAndErrors(t *testing.T) {
 	x, y := gaussData(50, 3, 7)
-	sel, err := Select(context.Background(), x, y, SelectOptions{Options: Options{Criterion: GCV, Components: 3}, MaxComponents: 6})
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Components: 3, MaxComponents: 6, By: GCV}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,11 +428,10 @@ func TestSelectGridAndErrors(t *testing.T) {
 		{Kernels: []Kernel{Laplacian{Width: 2}, Laplacian{Width: 2}}},
 		{Kernels: []Kernel{nil}},
 		{Kernels: []Kernel{Matern{Nu: 3}}},
-		{Options: Options{Criterion: "loo"}},
-		{Options: Options{Criterion: CV}, Folds: 1},
-		{Options: Options{Kernel: RBF{Width: 1}}, Kernels: []Kernel{Linear{}}},
+		{By: Criterion("loo")},
+		{By: CrossValidation{Folds: 1}},
 	} {
-		if _, err := Select(context.Background(), x, y, so); err == nil {
+		if _, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil); err == nil {
 			t.Errorf("%+v: no error", so)
 		}
 	}
@@ -447,7 +440,7 @@ func TestSelectGridAndErrors(t *testing.T) {
 // TestPredictEvery matches Predict for every m.
 func TestPredictEvery(t *testing.T) {
 	x, y := gaussData(40, 2, 3)
-	m, err := Fit(context.Background(), x, y, Options{Kernel: RBF{Width: 1}, Components: 5, DoF: DoFNone})
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: 1}, Components: 5, DoF: DoFNone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,8 +484,8 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 		y[i] = math.Sin(3*x.At(i, 0)) + math.Cos(3*x.At(i, 1)) + 0.1*rng.NormFloat64()
 	}
 	defaults := []float64{0.5, 1, 2, 4, 8}
-	base := SelectOptions{Kernels: []Kernel{RBF{}}, AverageWithin: DefaultAverageWithin}
-	auto, err := Select(context.Background(), x, y, base)
+	base := SelectOptions{Kernels: []Kernel{RBF{}}, By: CrossValidation{AverageWithin: DefaultAverageWithin}}
+	auto, err := Select(context.Background(), Data{X: x, Y: vec(y)}, base, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +501,7 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 		got = append(got, w)
 		given.Widths = append(given.Widths, w)
 	}
-	full, err := Select(context.Background(), x, y, given)
+	full, err := Select(context.Background(), Data{X: x, Y: vec(y)}, given, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,14 +21,14 @@ type selector struct {
 	crit      Criterion
 	folds     int
 	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
-	avgWithin float64 // SelectOptions.AverageWithin
+	avgWithin float64 // CrossValidation.AverageWithin
 	avgBy     Averaging
 	// dofAsked is whether Options.DoF was set: a mean's best member is
 	// then fitted with those DoF, else without (selectTargets).
 	dofAsked       bool
 	seed           uint64
 	start, maxComp int
-	opts           Options
+	opts           config
 	// passes counts the passes over a kernel matrix so far (every
 	// fitter of the search adds to it); budget bounds them.
 	passes, budget int
@@ -154,7 +154,7 @@ func (s *selector) stacks() bool {
 // options are the options of target t's fit at grid point g with comp
 // components: the kernel is g's, the target's name is its own, and the
 // criterion is the fit's own default (Select records its choice itself).
-func (s *selector) options(g gridPoint, comp, t int) Options {
+func (s *selector) options(g gridPoint, comp, t int) config {
 	o := targetOptions(s.opts, t)
 	o.Kernel, o.Components, o.Criterion = g.kernel, comp, ""
 	return o
@@ -162,7 +162,7 @@ func (s *selector) options(g gridPoint, comp, t int) Options {
 
 // limit is the largest number of components at grid point g.
 func (s *selector) limit(g gridPoint) int {
-	o := Options{Kernel: g.kernel}
+	o := config{Kernel: g.kernel}
 	if s.crit == CV {
 		// The folds train on fewer rows.
 		return min(s.maxComp, o.maxComponents(s.n-(s.n+s.folds-1)/s.folds, s.d))
@@ -265,7 +265,7 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 
 // budgetSpent says that the search's budget stopped it.
 func (s *selector) budgetSpent() string {
-	return fmt.Sprintf("the search spent its budget of %d passes over the kernel matrix (SelectOptions.MaxPasses)", s.budget)
+	return fmt.Sprintf("the search spent its budget of %d passes over the kernel matrix (selectConfig.MaxPasses)", s.budget)
 }
 
 // choose returns the criterion's choice among one grid point's rows: the
@@ -631,7 +631,7 @@ func (s *selector) keepRide(g gridPoint, t int, r *pointResult) {
 // fromRide is the model of target t at grid point g with choice
 // components from its fit to all rows in the folds' batch (keepRide),
 // with options o, or nil if there is none to that choice.
-func (s *selector) fromRide(t int, g gridPoint, choice int, o Options) (*Model, error) {
+func (s *selector) fromRide(t int, g gridPoint, choice int, o config) (*Model, error) {
 	if g.id >= len(s.rides) || s.rides[g.id] == nil || o.DoF != DoFNone {
 		return nil, nil
 	}

@@ -75,8 +75,7 @@ func TestStorageReproducesDense(t *testing.T) {
 			o := c.o
 			o.DoF = dof
 			o.Components = c.ms[len(c.ms)-1]
-			o.Storage = StorageDense
-			ref, err := Fit(ctx, c.x, c.y, o)
+			ref, err := Fit(ctx, Data{X: c.x, Y: vec(c.y)}, o, &Resources{Storage: StorageDense})
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
@@ -96,9 +95,8 @@ func TestStorageReproducesDense(t *testing.T) {
 			}
 			for _, k := range kinds {
 				t.Run(fmt.Sprintf("%s/%s/%s/limit=%d", c.name, dof, k.s, k.limit), func(t *testing.T) {
-					o := o
-					o.Storage, o.MemoryLimit = k.s, k.limit
-					m, err := Fit(ctx, c.x, c.y, o)
+					res := Resources{Storage: k.s, MemoryLimit: k.limit}
+					m, err := Fit(ctx, Data{X: c.x, Y: vec(c.y)}, o, &res)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -107,8 +105,8 @@ func TestStorageReproducesDense(t *testing.T) {
 					}
 					if k.s == StorageFloat32 && m.stopped().Reason != StopNone && dof == DoFApprox {
 						// Auto does not use float32 for the approximate DoF.
-						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
-						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
+						res.Storage, res.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+						if m, err = Fit(ctx, Data{X: c.x, Y: vec(c.y)}, o, &res); err != nil {
 							t.Fatal(err)
 						}
 						if s := m.storageKind(); s != StorageHybrid && s != StorageMatrixFree {
@@ -129,8 +127,8 @@ func TestStorageReproducesDense(t *testing.T) {
 						// A continuation can itself stop short of the Lanczos
 						// steps, which refits on hybrid too.
 						cont := m.stopped().Reason == StopStorage && m.validComponents() == o.Components
-						o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
-						if m, err = Fit(ctx, c.x, c.y, o); err != nil {
+						res.Storage, res.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+						if m, err = Fit(ctx, Data{X: c.x, Y: vec(c.y)}, o, &res); err != nil {
 							t.Fatal(err)
 						}
 						s := m.storageKind()
@@ -174,16 +172,17 @@ func TestFloat32Continuation(t *testing.T) {
 	}{{50, 15}, {100, 12}, {300, 8}} {
 		for _, dof := range []DoFMethod{DoFLanczos, DoFApprox} {
 			t.Run(fmt.Sprintf("width=%g/m=%d/%s", c.width, c.comp, dof), func(t *testing.T) {
-				o := Options{Kernel: RBF{Width: c.width}, Components: c.comp, Lanczos: 2*c.comp + 1, DoF: dof, Storage: StorageFloat32}
-				forced, err := Fit(ctx, x, y, o)
+				o := Options{Kernel: RBF{Width: c.width}, Components: c.comp, Lanczos: 2*c.comp + 1, DoF: dof}
+				res := Resources{Storage: StorageFloat32}
+				forced, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, &res)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if st := forced.stopped(); st.Reason != StopStorage || forced.validComponents() != c.comp || st.Component > 2*c.comp+1 {
 					t.Fatalf("the case needs a float32 resolution stop among the extra steps: %d components, stop %q", forced.validComponents(), st.Message)
 				}
-				o.Storage, o.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
-				m, err := Fit(ctx, x, y, o)
+				res.Storage, res.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+				m, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, &res)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -198,8 +197,8 @@ func TestFloat32Continuation(t *testing.T) {
 					}
 					tol = 1e-10
 				}
-				o.Storage, o.MemoryLimit = StorageDense, 0
-				ref, err := Fit(ctx, x, y, o)
+				res.Storage, res.MemoryLimit = StorageDense, 0
+				ref, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, &res)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -212,12 +211,12 @@ func TestFloat32Continuation(t *testing.T) {
 					// dense fits that differ only in their BLAS backend's
 					// summation order. Hybrid must agree with dense within
 					// ten times their spread, and never worse than 1e-7.
-					o.Backend = blas.Gonum()
-					alt, err := Fit(ctx, x, y, o)
+					res.Backend = blas.Gonum()
+					alt, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, &res)
 					if err != nil {
 						t.Fatal(err)
 					}
-					o.Backend = nil
+					res.Backend = nil
 					var spread float64
 					for i, s := range alt.Stats() {
 						if r := ref.Stats()[i].DoF; !math.IsNaN(r) {
@@ -340,7 +339,7 @@ func TestStorageChoice(t *testing.T) {
 		if c.want == StorageFeatures {
 			k = Linear{}
 		}
-		m, err := Fit(context.Background(), x, y, Options{Kernel: k, MemoryLimit: c.limit, DoF: c.dof, Components: 3})
+		m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Kernel: k, DoF: c.dof, Components: 3}, &Resources{MemoryLimit: c.limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,23 +367,24 @@ func TestSelectStorage(t *testing.T) {
 		warn bool // a float32 fit stops early
 		tol  float64
 	}{
-		{"polynomial/gcv", gx, gy, SelectOptions{Options: Options{Criterion: GCV}, Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, MaxComponents: 12}, DoFLanczos, true, lanczosTol},
+		{"polynomial/gcv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, MaxComponents: 12, By: GCV}, DoFLanczos, true, lanczosTol},
 		// The folds share one float32 matrix over all rows and, without
 		// DoF, keep it where it stops early: their predictions are held
 		// to float32's 1e-5 (docs/scale.md), not to the Lanczos DoF's.
-		{"polynomial/cv", gx, gy, SelectOptions{Options: Options{Criterion: CV}, Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}}, DoFLanczos, true, 1e-5},
-		{"rbf/gcv", bx, by, SelectOptions{Options: Options{Criterion: GCV}, Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}}, DoFApprox, false, 0.02},
+		{"polynomial/cv", gx, gy, SelectOptions{Kernels: []Kernel{Polynomial{Degree: 2, Offset: 1}}, By: CV}, DoFLanczos, true, 1e-5},
+		{"rbf/gcv", bx, by, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{2, 4}, By: GCV}, DoFApprox, false, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, _ := c.x.Dims()
 			so := c.so
-			so.DoF, so.Storage = c.dof, StorageDense
-			ref, err := Select(ctx, c.x, c.y, so)
+			so.DoF = c.dof
+			res := Resources{Storage: StorageDense}
+			ref, err := Select(ctx, Data{X: c.x, Y: vec(c.y)}, so, &res)
 			if err != nil {
 				t.Fatal(err)
 			}
-			so.Storage, so.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
-			sel, err := Select(ctx, c.x, c.y, so)
+			res.Storage, res.MemoryLimit = StorageAuto, kernelop.DenseBytes(n)-1
+			sel, err := Select(ctx, Data{X: c.x, Y: vec(c.y)}, so, &res)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -394,7 +394,7 @@ func TestSelectStorage(t *testing.T) {
 			// Cross-validation's folds, without DoF, keep float32 where it
 			// stops early (their predictions stay within its rounding):
 			// their table may end sooner; its rows must agree.
-			if len(sel.Table) != len(ref.Table) && (c.so.Criterion != CV || len(sel.Table) > len(ref.Table)) {
+			if len(sel.Table) != len(ref.Table) && (c.so.By != CV || len(sel.Table) > len(ref.Table)) {
 				t.Fatalf("%d rows, dense %d", len(sel.Table), len(ref.Table))
 			}
 			for i, r := range ref.Table[:len(sel.Table)] {

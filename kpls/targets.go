@@ -7,16 +7,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// FitTargets fits one model per column of the response matrix y (n×q) on
+// FitTargets fits one model per column of d.Y (n×q) on
 // one kernel matrix: the matrix is built once and every target's fit, DoF
 // and criteria run on it. Each model is the one Fit gives for its column
-// alone (to rounding), with its own choice of m; with opts.TargetNames set,
+// alone (to rounding), with its own choice of m; with d.TargetNames set,
 // model t records TargetNames[t] as its TargetName.
 //
 // This is q independent fits on shared inputs, not PLS2: each target has
 // its own scores (docs/design.md, "Several targets").
-func FitTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, opts Options) ([]*Model, error) {
-	ys, err := responseColumns(y, opts)
+func FitTargets(ctx context.Context, d Data, o Options, r *Resources) ([]*Model, error) {
+	x, opts := d.X, newConfig(o, &d, r)
+	ys, err := d.columns(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func FitTargets(ctx context.Context, x mat.Matrix, y mat.Matrix, opts Options) (
 
 // responseColumns checks a response matrix against the options and
 // returns its columns.
-func responseColumns(y mat.Matrix, opts Options) ([][]float64, error) {
+func responseColumns(y mat.Matrix, opts config) ([][]float64, error) {
 	ys, n, q, err := denseRows(y, "y")
 	if err != nil {
 		return nil, err
@@ -59,9 +60,6 @@ func responseColumns(y mat.Matrix, opts Options) ([][]float64, error) {
 	}
 	if opts.TargetNames != nil && len(opts.TargetNames) != q {
 		return nil, fmt.Errorf("%w: %d target names for %d columns of y", ErrBadOption, len(opts.TargetNames), q)
-	}
-	if opts.TargetNames != nil && opts.TargetName != "" {
-		return nil, fmt.Errorf("%w: both TargetName and TargetNames are set", ErrBadOption)
 	}
 	cols := make([][]float64, q)
 	for t := range cols {
@@ -75,7 +73,7 @@ func responseColumns(y mat.Matrix, opts Options) ([][]float64, error) {
 
 // targetOptions are the options of target t's fit: its name recorded as
 // the model's TargetName.
-func targetOptions(o Options, t int) Options {
+func targetOptions(o config, t int) config {
 	if o.TargetNames != nil {
 		o.TargetName = o.TargetNames[t]
 	}
@@ -84,7 +82,7 @@ func targetOptions(o Options, t int) Options {
 }
 
 // targetError names the target an error is about, when there are several.
-func targetError(o Options, t, q int, err error) error {
+func targetError(o config, t, q int, err error) error {
 	if q == 1 {
 		return err
 	}
@@ -92,4 +90,24 @@ func targetError(o Options, t, q int, err error) error {
 		return fmt.Errorf("target %q: %w", o.TargetNames[t], err)
 	}
 	return fmt.Errorf("target %d: %w", t+1, err)
+}
+
+// single returns d's one target column and c with its target's name.
+func (d *Data) single(c config) ([]float64, config, error) {
+	ys, err := d.columns(c)
+	if err != nil {
+		return nil, c, err
+	}
+	if len(ys) != 1 {
+		return nil, c, fmt.Errorf("%w: Data.Y has %d columns: FitTargets and SelectTargets fit one model per column", ErrShape, len(ys))
+	}
+	return ys[0], targetOptions(c, 0), nil
+}
+
+// columns returns the columns of d.Y, checked against c's target names.
+func (d *Data) columns(c config) ([][]float64, error) {
+	if d.Y == nil {
+		return nil, fmt.Errorf("%w: Data.Y is nil", ErrShape)
+	}
+	return responseColumns(d.Y, c)
 }

@@ -39,23 +39,23 @@ func TestFitTargets(t *testing.T) {
 	ctx := context.Background()
 	for _, s := range []Storage{StorageDense, StorageFloat32, StorageHybrid, StorageMatrixFree} {
 		t.Run(string(s), func(t *testing.T) {
-			o := Options{Components: 8, Storage: s, Seed: 3, TargetNames: []string{"slow", "fast"}}
+			o := Options{Components: 8, Seed: 3}
+			res := &Resources{Storage: s}
 			if s == StorageHybrid {
-				o.MemoryLimit = 90 * 90 * 4 // half the matrix cached
+				res.MemoryLimit = 90 * 90 * 4 // half the matrix cached
 			}
-			models, err := FitTargets(ctx, x, y, o)
+			names := []string{"slow", "fast"}
+			models, err := FitTargets(ctx, Data{X: x, Y: y, TargetNames: names}, o, res)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for j, m := range models {
-				one := o
-				one.TargetNames, one.TargetName = nil, []string{"slow", "fast"}[j]
-				want, err := Fit(ctx, x, column(y, j), one)
+				want, err := Fit(ctx, Data{X: x, Y: vec(column(y, j)), TargetNames: names[j : j+1]}, o, res)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.Options().TargetName != one.TargetName {
-					t.Errorf("target %d records name %q", j, m.Options().TargetName)
+				if got := m.Summary().TargetName; got != names[j] {
+					t.Errorf("target %d records name %q", j, got)
 				}
 				if m.validComponents() != want.validComponents() || m.Chosen() != want.Chosen() {
 					t.Fatalf("target %d: %d components, choice %+v; alone %d, %+v", j, m.validComponents(), m.Chosen(), want.validComponents(), want.Chosen())
@@ -138,14 +138,14 @@ func TestSelectTargets(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []Criterion{CV, GCV} {
 		t.Run(string(c), func(t *testing.T) {
-			so := SelectOptions{Options: Options{Criterion: c, Seed: 5, Components: 4, DoF: DoFLanczos}}
-			sels, err := SelectTargets(ctx, x, y, so)
+			so := SelectOptions{Seed: 5, Components: 4, DoF: DoFLanczos, By: c}
+			sels, err := SelectTargets(ctx, Data{X: x, Y: y}, so, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var widths []float64
 			for j, sel := range sels {
-				alone, err := Select(ctx, x, column(y, j), so)
+				alone, err := Select(ctx, Data{X: x, Y: vec(column(y, j))}, so, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -179,10 +179,10 @@ func TestSelectTargetsShared(t *testing.T) {
 	x, y := twoTargets(100, 6)
 	ctx := context.Background()
 	widths := []float64{0.25, 1, 4}
-	so := SelectOptions{Options: Options{Seed: 2, Components: 6}, Kernels: []Kernel{RBF{}}, Widths: widths, MaxComponents: 12}
+	so := SelectOptions{Seed: 2, Components: 6, Kernels: []Kernel{RBF{}}, Widths: widths, MaxComponents: 12}
 	var tables [][]SelectionRow
 	for j := range 2 {
-		alone, err := Select(ctx, x, column(y, j), so)
+		alone, err := Select(ctx, Data{X: x, Y: vec(column(y, j))}, so, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,8 +204,8 @@ func TestSelectTargetsShared(t *testing.T) {
 			bestW, bestScore = w, sum
 		}
 	}
-	so.SharedKernel = true
-	sels, err := SelectTargets(ctx, x, y, so)
+	so.By = CrossValidation{SharedKernel: true}
+	sels, err := SelectTargets(ctx, Data{X: x, Y: y}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,16 +222,13 @@ func TestSelectTargetsShared(t *testing.T) {
 func TestTargetsErrors(t *testing.T) {
 	x, y := twoTargets(40, 8)
 	ctx := context.Background()
-	if _, err := FitTargets(ctx, x, y, Options{TargetNames: []string{"a"}}); !errors.Is(err, ErrBadOption) {
+	if _, err := FitTargets(ctx, Data{X: x, Y: y, TargetNames: []string{"a"}}, Options{}, nil); !errors.Is(err, ErrBadOption) {
 		t.Errorf("one name for two columns: %v", err)
-	}
-	if _, err := SelectTargets(ctx, x, y, SelectOptions{Options: Options{Criterion: GCV}, SharedKernel: true}); !errors.Is(err, ErrBadOption) {
-		t.Errorf("a shared kernel by GCV: %v", err)
 	}
 	for i := range 40 {
 		y.Set(i, 1, 3)
 	}
-	_, err := SelectTargets(ctx, x, y, SelectOptions{Options: Options{TargetNames: []string{"a", "b"}}})
+	_, err := SelectTargets(ctx, Data{X: x, Y: y, TargetNames: []string{"a", "b"}}, SelectOptions{}, nil)
 	if !errors.Is(err, ErrConstantY) || !strings.Contains(err.Error(), `target "b"`) {
 		t.Errorf("a constant second target: %v", err)
 	}

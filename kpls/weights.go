@@ -200,7 +200,7 @@ func (wt *weighting) weightedCentre(c []float64, rows, n int, colMean []float64,
 // weightedRows checks opts.Weights against the n×d rows xs and response
 // y, and returns the rows and responses of positive weight with their
 // weighting.
-func weightedRows(xs, y []float64, n, d int, opts Options) ([]float64, []float64, int, *weighting, error) {
+func weightedRows(xs, y []float64, n, d int, opts config) ([]float64, []float64, int, *weighting, error) {
 	if err := checkWeights(opts.Weights, n); err != nil {
 		return nil, nil, 0, nil, err
 	}

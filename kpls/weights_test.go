@@ -109,12 +109,11 @@ func TestWeightsAreRepeatedRows(t *testing.T) {
 			}
 			o := c.o
 			o.Components = comp
-			rep, err := Fit(ctx, xr, yr, o)
+			rep, err := Fit(ctx, Data{X: xr, Y: vec(yr)}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.Weights = w
-			wf, err := Fit(ctx, x, y, o)
+			wf, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,19 +143,19 @@ func TestWeightsOfOne(t *testing.T) {
 	z, _ := gaussData(5, 3, 54)
 	for _, dof := range []DoFMethod{DoFApprox, DoFExact} {
 		o := Options{Kernel: RBF{Width: 2}, Components: 6, DoF: dof, Seed: 3}
-		plain, err := Fit(ctx, x, y, o)
+		plain, err := Fit(ctx, Data{X: x, Y: vec(y)}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Weights = make([]float64, 60)
-		for i := range o.Weights {
-			o.Weights[i] = 1
+		ones := make([]float64, 60)
+		for i := range ones {
+			ones[i] = 1
 		}
-		ones, err := Fit(ctx, x, y, o)
+		onesFit, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: ones}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameFit(t, string(dof)+", weights of 1 against none", plain, ones, z, 6, 1e-12)
+		sameFit(t, string(dof)+", weights of 1 against none", plain, onesFit, z, 6, 1e-12)
 	}
 }
 
@@ -170,7 +169,7 @@ func TestWeightedModelFile(t *testing.T) {
 	for i := range w {
 		w[i] = 0.5 + float64(i%3)
 	}
-	m, err := Fit(ctx, x, y, Options{Kernel: RBF{Width: 1}, Components: 4, Weights: w})
+	m, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, Options{Kernel: RBF{Width: 1}, Components: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +209,14 @@ func TestWeightsRefused(t *testing.T) {
 		w    []float64
 		want error
 	}{"short": {ones()[:19], ErrShape}, "negative": {neg, ErrBadOption}, "NaN": {nan, ErrBadOption}, "all zero": {zero, ErrBadOption}} {
-		if _, err := Fit(ctx, x, y, Options{Weights: c.w}); !errors.Is(err, c.want) {
+		if _, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: c.w}, Options{}, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := Select(ctx, x, y, SelectOptions{Options: Options{Weights: neg}}); !errors.Is(err, ErrBadOption) {
+	if _, err := Select(ctx, Data{X: x, Y: vec(y), Weights: neg}, SelectOptions{}, nil); !errors.Is(err, ErrBadOption) {
 		t.Errorf("Select with a negative weight: %v", err)
 	}
-	if _, err := Fit(ctx, naiveGram(x, cauchy), y, Options{Kernel: Precomputed{}, Weights: ones()}); !errors.Is(err, ErrBadOption) {
+	if _, err := Fit(ctx, Data{X: naiveGram(x, cauchy), Y: vec(y), Weights: ones()}, Options{Kernel: Precomputed{}}, nil); !errors.Is(err, ErrBadOption) {
 		t.Errorf("a precomputed kernel with weights: %v", err)
 	}
 }
@@ -234,10 +233,10 @@ func TestSelectWeights(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(80, 3, 61)
 	z, _ := gaussData(5, 3, 62)
-	so := SelectOptions{Options: Options{Seed: 2, Components: 6}, Widths: []float64{1, 3, 9}, MaxComponents: 8}
+	so := SelectOptions{Seed: 2, Components: 6, Widths: []float64{1, 3, 9}, MaxComponents: 8}
 	for _, c := range []float64{1, 2} {
 		so.RawFeatures = c == 2
-		plain, err := Select(ctx, x, y, so)
+		plain, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,9 +244,7 @@ func TestSelectWeights(t *testing.T) {
 		for i := range w {
 			w[i] = c
 		}
-		wo := so
-		wo.Weights = w
-		sel, err := Select(ctx, x, y, wo)
+		sel, err := Select(ctx, Data{X: x, Y: vec(y), Weights: w}, so, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,13 +267,11 @@ func TestSelectWeights(t *testing.T) {
 	for i := range w {
 		w[i] = float64(rng.IntN(4))
 	}
-	wo := so
-	wo.Weights = w
-	sel, err := Select(ctx, x, y, wo)
+	sel, err := Select(ctx, Data{X: x, Y: vec(y), Weights: w}, so, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fit, err := Fit(ctx, x, y, Options{Kernel: sel.Best.Kernel, Components: max(sel.Best.M, 1), Weights: w, DoF: DoFNone})
+	fit, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, Options{Kernel: sel.Best.Kernel, Components: max(sel.Best.M, 1), DoF: DoFNone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,15 +311,15 @@ func TestWeightedApproxDoF(t *testing.T) {
 	for i := range w {
 		w[i] = float64(1 + i%4)
 	}
-	o := Options{Kernel: RBF{Width: 3}, Components: 10, Weights: w, DoF: DoFExact}
-	exact, err := Fit(ctx, x, y, o)
+	o := Options{Kernel: RBF{Width: 3}, Components: 10, DoF: DoFExact}
+	exact, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var inside, total int
 	for seed := uint64(1); seed <= 8; seed++ {
 		o.DoF, o.Seed = DoFApprox, seed
-		approx, err := Fit(ctx, x, y, o)
+		approx, err := Fit(ctx, Data{X: x, Y: vec(y), Weights: w}, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,8 +36,7 @@ func ExampleDoFVersusM() {
 	for _, w := range []float64{0.1, 1} {
 		panel := plots.DoFPanel{Width: w}
 		for _, method := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFLanczos} {
-			m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-				kpls.Options{Kernel: kpls.RBF{Width: w}, Components: 10, DoF: method, RawFeatures: true})
+			m, err := kpls.Fit(ctx, kpls.Data{X: mat.NewDense(len(x), 1, append([]float64(nil), x...)), Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: w}, Components: 10, DoF: method, RawFeatures: true}, nil)
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -54,8 +53,7 @@ func ExampleDoFVersusM() {
 func ExampleBand1D() {
 	ctx := context.Background()
 	x, y := figure3Like()
-	m, err := kpls.Fit(ctx, mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-		kpls.Options{Kernel: kpls.RBF{Width: 1}, Components: 9, RawFeatures: true})
+	m, err := kpls.Fit(ctx, kpls.Data{X: mat.NewDense(len(x), 1, append([]float64(nil), x...)), Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 1}, Components: 9, RawFeatures: true}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

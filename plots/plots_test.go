@@ -77,8 +77,7 @@ func sincFit(t *testing.T, width float64, method kpls.DoFMethod) (*kpls.Model, [
 		x[i] = -math.Pi + 2*math.Pi*float64(i)/59 + 0.01
 		y[i] = math.Sin(x[i])/x[i] + 0.1*math.Sin(17*float64(i))
 	}
-	m, err := kpls.Fit(context.Background(), mat.NewDense(len(x), 1, append([]float64(nil), x...)), y,
-		kpls.Options{Kernel: kpls.RBF{Width: width}, Components: 12, DoF: method, RawFeatures: true})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: mat.NewDense(len(x), 1, append([]float64(nil), x...)), Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: width}, Components: 12, DoF: method, RawFeatures: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +135,7 @@ func selection(t *testing.T, c kpls.Criterion, linear bool) *kpls.Selection {
 	if linear {
 		kernels = append(kernels, kpls.Linear{})
 	}
-	sel, err := kpls.Select(context.Background(), mat.NewDense(len(x), 1, x), y,
-		kpls.SelectOptions{Options: kpls.Options{Criterion: c, Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true}, Kernels: kernels, Widths: []float64{0.05, 0.3, 1, 3}, MaxComponents: 12})
+	sel, err := kpls.Select(context.Background(), kpls.Data{X: mat.NewDense(len(x), 1, x), Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{Components: 12, DoF: kpls.DoFLanczos, RawFeatures: true, Kernels: kernels, Widths: []float64{0.05, 0.3, 1, 3}, MaxComponents: 12, By: c}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

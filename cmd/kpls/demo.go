@@ -201,11 +201,10 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	trainIdx, testIdx := perm[:cfg.rows], perm[cfg.rows:cfg.rows+cfg.test]
 	xtr, ytr := pick(cfg.x, cfg.y, d, trainIdx)
 	xte, yte := pick(cfg.x, cfg.y, d, testIdx)
-	opts := kpls.Options{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: cfg.seed,
-		FeatureNames: cfg.names[:d], TargetName: cfg.names[d], Backend: cfg.backend, Progress: prog.Callback(), Comm: ranks}
-	opts.Criterion = kpls.GCV
-	sel, err := kpls.Select(ctx, mat.NewDense(cfg.rows, d, xtr), ytr,
-		kpls.SelectOptions{Options: opts, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, MaxComponents: demoKinMaxComponents})
+	data := kpls.Data{X: mat.NewDense(cfg.rows, d, xtr), Y: mat.NewVecDense(len(ytr), ytr), FeatureNames: cfg.names[:d], TargetNames: cfg.names[d : d+1]}
+	so := kpls.SelectOptions{Components: demoComponents, DoF: kpls.DoFApprox, Lanczos: demoLanczos, Seed: cfg.seed,
+		By: kpls.GCV, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoKinWidths, MaxComponents: demoKinMaxComponents}
+	sel, err := kpls.Select(ctx, data, so, cfg.resources(prog))
 	prog.Done()
 	if err != nil {
 		return nil, fmt.Errorf("demo kin8nm: %w", err)
@@ -355,11 +354,11 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 	seed := cfg.seed
 	sd := sim.Sinc(demoSincN, seed)
 	x, ys := sd.Matrix(), sd.Y
-	base := kpls.Options{Components: demoComponents, Lanczos: demoSincLanczos, RawFeatures: true, Seed: seed,
-		FeatureNames: []string{"x"}, TargetName: "y", Backend: cfg.backend, Progress: prog.Callback(), Comm: ranks}
-	o := base
-	o.DoF = kpls.DoFApprox
-	sel, err := kpls.Select(ctx, x, ys, demoSelect(demoSincWidths, o))
+	base := kpls.Options{Components: demoComponents, Lanczos: demoSincLanczos, RawFeatures: true, Seed: seed}
+	data := kpls.Data{X: x, Y: mat.NewVecDense(len(ys), ys), FeatureNames: []string{"x"}, TargetNames: []string{"y"}}
+	so := kpls.SelectOptions{Components: demoComponents, Lanczos: demoSincLanczos, RawFeatures: true, Seed: seed, DoF: kpls.DoFApprox,
+		By: kpls.GMDL, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: demoSincWidths, MaxComponents: demoComponents}
+	sel, err := kpls.Select(ctx, data, so, cfg.resources(prog))
 	prog.Done()
 	if err != nil {
 		return nil, fmt.Errorf("demo sinc: %w", err)
@@ -369,7 +368,7 @@ func (cfg *demoConfig) runSinc(ctx context.Context, prog *progress.Reporter) (*s
 	for _, method := range []kpls.DoFMethod{kpls.DoFExact, kpls.DoFLanczos} {
 		o := base
 		o.DoF, o.Kernel, o.Criterion = method, kpls.RBF{Width: width}, kpls.GMDL
-		m, err := kpls.Fit(ctx, x, ys, o)
+		m, err := kpls.Fit(ctx, data, o, cfg.resources(prog))
 		prog.Done()
 		if err != nil {
 			return nil, fmt.Errorf("demo sinc, %s DoF: %w", method, err)
@@ -434,9 +433,7 @@ func renderSinc(w io.Writer, r *sincRun) {
 	printWarnings(w, messages(s.Warnings))
 }
 
-// demoSelect is the demo's search with options o: the RBF widths by gMDL
-// over the approximate DoF, as in the paper's experiments.
-func demoSelect(widths []float64, o kpls.Options) kpls.SelectOptions {
-	o.Criterion = kpls.GMDL
-	return kpls.SelectOptions{Options: o, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, MaxComponents: demoComponents}
+// resources are the demo's: its backend, its progress and the ranks.
+func (cfg *demoConfig) resources(prog *progress.Reporter) *kpls.Resources {
+	return &kpls.Resources{Backend: cfg.backend, Progress: prog.Callback(), Comm: ranks}
 }

@@ -43,15 +43,17 @@ type weightsJSON struct {
 	Zero   int     `json:"zero_rows"`
 }
 
-// weightsOf describes m's weights (--weights col), nil without.
-func weightsOf(m *kpls.Model, col string, rows int) *weightsJSON {
-	w := m.Options().Weights
+// weightsOf describes the weights w of --weights col, nil without.
+func weightsOf(w []float64, col string) *weightsJSON {
 	if w == nil {
 		return nil
 	}
-	j := &weightsJSON{Column: col, Zero: rows - len(w)}
+	j := &weightsJSON{Column: col}
 	for _, v := range w {
 		j.Total += v
+		if v == 0 {
+			j.Zero++
+		}
 	}
 	return j
 }
@@ -60,7 +62,8 @@ func weightsOf(m *kpls.Model, col string, rows int) *weightsJSON {
 type fitConfig struct {
 	mf       fitflags.Model
 	c        fitflags.Common
-	opts     kpls.Options // without the data's names
+	opts     kpls.Options
+	res      kpls.Resources
 	modelOut string
 	keep     fitflags.Keep
 }
@@ -70,7 +73,8 @@ type fitResult struct {
 	ms       []*kpls.Model
 	features []string
 	targets  []string
-	rows     int // data rows read, those of weight 0 included
+	rows     int       // data rows read, those of weight 0 included
+	weights  []float64 // --weights, nil without
 }
 
 func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
@@ -90,7 +94,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
 	}
-	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx", "none")
+	opts, res, err := cfg.mf.Options(fs, "exact", "lanczos", "approx", "none")
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +106,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if opts.Kernel, err = fitKernel(fs, opts.Kernel, *width, *gamma); err != nil {
 		return nil, err
 	}
-	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+	if res.Backend, err = cfg.c.BLASBackend(); err != nil {
 		return nil, err
 	}
 	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, opts.Components); err != nil {
@@ -111,8 +115,8 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	if err := checkOutput("--model", cfg.modelOut, "--data", cfg.mf.Data); err != nil {
 		return nil, err
 	}
-	opts.Comm = ranks
-	cfg.opts = opts
+	res.Comm = ranks
+	cfg.opts, cfg.res = opts, res
 	return cfg, nil
 }
 
@@ -150,9 +154,7 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := cfg.opts
-	opts.FeatureNames = tr.Features
-	opts.Weights = tr.W
+	opts, res := cfg.opts, cfg.res
 	if opts.DoF == kpls.DoFExact && t.Rows > 3000 {
 		// Cubic: 2·n³·M flops for the forward-mode Jacobian.
 		n, comp := float64(t.Rows), float64(max(opts.Components, kpls.DefaultComponents))
@@ -160,17 +162,16 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 			e.Prog, t.Rows, comp, 2*n*n*n*comp/10e9/60)
 	}
 	prog := cfg.c.NewProgress(e)
-	opts.Progress = prog.Callback()
-	x := mat.NewDense(tr.N, len(tr.Features), tr.X)
+	res.Progress = prog.Callback()
+	data := kpls.Data{X: mat.NewDense(tr.N, len(tr.Features), tr.X), Y: mat.NewDense(tr.N, len(tr.Targets), tr.Y),
+		Weights: tr.W, FeatureNames: tr.Features, TargetNames: tr.Targets}
 	var ms []*kpls.Model
 	if len(tr.Targets) == 1 {
-		opts.TargetName = tr.Targets[0]
 		var m *kpls.Model
-		m, err = kpls.Fit(ctx, x, tr.Y, opts)
+		m, err = kpls.Fit(ctx, data, opts, &res)
 		ms = []*kpls.Model{m}
 	} else {
-		opts.TargetNames = tr.Targets
-		ms, err = kpls.FitTargets(ctx, x, mat.NewDense(tr.N, len(tr.Targets), tr.Y), opts)
+		ms, err = kpls.FitTargets(ctx, data, opts, &res)
 	}
 	prog.Done()
 	if err != nil {
@@ -181,7 +182,7 @@ func (cfg *fitConfig) run(ctx context.Context, e *cli.Env) (*fitResult, error) {
 			return nil, err
 		}
 	}
-	return &fitResult{ms: ms, features: tr.Features, targets: tr.Targets, rows: tr.N}, nil
+	return &fitResult{ms: ms, features: tr.Features, targets: tr.Targets, rows: tr.N, weights: tr.W}, nil
 }
 
 // render writes the result as JSON (--json) or as text, one document or
@@ -209,9 +210,9 @@ func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
 	return fitJSON{
 		Data: cfg.mf.Data, N: s.N, D: s.D, Target: r.targets[i], Features: r.features,
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: s.LanczosSteps,
-		ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(o),
-		Storage: storageOf(m), Warnings: warningsJSON(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
-		Training: trainingOf(m, sel.M), Weights: weightsOf(m, cfg.mf.Weights, r.rows), Model: cfg.modelOut,
+		ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(cfg.res),
+		Storage: storageOf(m, cfg.res), Warnings: warningsJSON(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+		Training: trainingOf(m, sel.M), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
 }
 
@@ -220,9 +221,9 @@ func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
 	o, sel, s := m.Options(), selectedOf(m), m.Summary()
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q\n", cfg.mf.Data, s.N, s.D, r.targets[i])
 	fmt.Fprintf(w, "kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
-	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, s.LanczosSteps), s.Members[0].MaxComponents, o.Components, backendName(o))
-	fmt.Fprintf(w, "storage    %s\n", describeStorage(storageOf(m)))
-	if wj := weightsOf(m, cfg.mf.Weights, r.rows); wj != nil {
+	fmt.Fprintf(w, "DoF        %s%s; %d of %d components valid; backend %s\n", o.DoF, lanczosNote(o.DoF, s.LanczosSteps), s.Members[0].MaxComponents, o.Components, backendName(cfg.res))
+	fmt.Fprintf(w, "storage    %s\n", describeStorage(storageOf(m, cfg.res)))
+	if wj := weightsOf(r.weights, cfg.mf.Weights); wj != nil {
 		fmt.Fprintf(w, "weights    column %q: the fit counts N = %s rows (%d of weight 0 left out)\n", wj.Column, cli.Cell(wj.Total), wj.Zero)
 	}
 	fmt.Fprintln(w)

@@ -121,7 +121,7 @@ func inspectDoc(path string, info *kpls.FileInfo) inspectJSON {
 		Verified: info.Version < 4, Bytes: info.Bytes, ArrayBytes: info.ArrayBytes, Means: info.Means}
 	for _, mi := range info.Models {
 		o := mi.Options
-		m := inspectModelJSON{Name: mi.Name, Target: o.TargetName, Features: cli.NonNil(o.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
+		m := inspectModelJSON{Name: mi.Name, Target: mi.TargetName, Features: cli.NonNil(mi.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: mi.LanczosSteps, ComponentsRequested: o.Components,
 			ValidComponents: mi.ValidComponents, KrylovSteps: mi.KrylovSteps, Chosen: mi.Chosen, Storage: mi.Storage,
 			Warnings: warningsJSON(mi.Warnings), WeightTotal: mi.WeightTotal}
@@ -169,10 +169,10 @@ func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 		o := mi.Options
 		fmt.Fprintf(w, "\nmodel %d    %s\n", i+1, orUnnamed(mi.Name))
 		features := "unnamed"
-		if len(o.FeatureNames) > 0 {
-			features = strings.Join(o.FeatureNames, ", ")
+		if len(mi.FeatureNames) > 0 {
+			features = strings.Join(mi.FeatureNames, ", ")
 		}
-		fmt.Fprintf(w, "  data       n = %d, d = %d; target %s; features %s\n", mi.N, mi.D, orUnnamed(o.TargetName), features)
+		fmt.Fprintf(w, "  data       n = %d, d = %d; target %s; features %s\n", mi.N, mi.D, orUnnamed(mi.TargetName), features)
 		fmt.Fprintf(w, "  kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
 		fmt.Fprintf(w, "  components %d valid of %d asked for (Krylov steps %d); DoF %s%s\n", mi.ValidComponents, o.Components,
 			mi.KrylovSteps, o.DoF, lanczosNote(o.DoF, mi.LanczosSteps))

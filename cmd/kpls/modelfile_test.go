@@ -143,7 +143,7 @@ func TestInspectSeveralModels(t *testing.T) {
 		name string
 		y    []float64
 	}{{"y1", y1}, {"y2", y2}} {
-		m, err := kpls.Fit(context.Background(), x, tg.y, kpls.Options{Components: 3, TargetName: tg.name})
+		m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(tg.y), tg.y), TargetNames: []string{tg.name}}, kpls.Options{Components: 3}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

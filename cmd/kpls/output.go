@@ -152,9 +152,8 @@ type storageJSON struct {
 	MemoryLimit int64        `json:"memory_limit"` // the limit it was chosen by
 }
 
-func storageOf(m *kpls.Model) storageJSON {
-	o := m.Options()
-	limit := o.MemoryLimit
+func storageOf(m *kpls.Model, r kpls.Resources) storageJSON {
+	limit := r.MemoryLimit
 	if limit == 0 {
 		limit = kpls.DefaultMemoryLimit()
 	}
@@ -182,11 +181,11 @@ func describeStorage(s storageJSON) string {
 	return fmt.Sprintf("%s kernel matrix, %s (memory limit %s)", s.Kind, fitflags.FormatBytes(s.Bytes), fitflags.FormatBytes(s.MemoryLimit))
 }
 
-func backendName(o kpls.Options) string {
-	if o.Backend == nil {
-		return "default"
+func backendName(r kpls.Resources) string {
+	if r.Backend == nil {
+		return blas.Name(blas.Default())
 	}
-	return blas.Name(o.Backend)
+	return blas.Name(r.Backend)
 }
 
 // The command's own warning codes, beside the library's: what it finds

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -175,7 +176,9 @@ type selectConfig struct {
 	mf       fitflags.Model
 	c        fitflags.Common
 	so       kpls.SelectOptions
-	opts     kpls.Options // without the data's names
+	cv       kpls.CrossValidation // --folds, --repeats, --average-*, --shared-kernel
+	crit     kpls.Criterion
+	res      kpls.Resources
 	modelOut string
 	keep     fitflags.Keep
 	grid     bool // --grid: the search's details and whole table in the text
@@ -188,6 +191,7 @@ type selectResult struct {
 	n, d    int
 	targets []string
 	widths  [][]float64 // every width searched, the default grid as extended
+	weights []float64   // --weights, nil without
 }
 
 func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
@@ -208,7 +212,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
 	}
-	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
+	opts, res, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
 	if err != nil {
 		return nil, err
 	}
@@ -218,10 +222,11 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 		opts.DoF = ""
 	}
 	so := &cfg.so
+	so.Components, so.DoF, so.Lanczos, so.Seed, so.RawFeatures = opts.Components, opts.DoF, opts.Lanczos, opts.Seed, opts.RawFeatures
 	if err := cfg.checkSearch(fs, f); err != nil {
 		return nil, err
 	}
-	if err := selectGrid(fs, so, opts, *f.kernels, *f.widths); err != nil {
+	if err := selectGrid(fs, so, opts.Kernel, res.Storage, *f.kernels, *f.widths); err != nil {
 		return nil, err
 	}
 	if err := checkKeep(fs, &cfg.keep, cfg.modelOut, so.MaxComponents); err != nil {
@@ -230,12 +235,11 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 	if err := checkOutput("--model", cfg.modelOut, "--data", cfg.mf.Data); err != nil {
 		return nil, err
 	}
-	opts.Kernel = nil
-	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+	if res.Backend, err = cfg.c.BLASBackend(); err != nil {
 		return nil, err
 	}
-	opts.Comm = ranks
-	cfg.opts = opts
+	res.Comm = ranks
+	cfg.res = res
 	return cfg, nil
 }
 
@@ -249,59 +253,60 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	f.widths = fs.String("widths", "", "comma-separated kernel `widths` w1,w2,... for rbf, laplacian and the Matérn kernels; empty means each kernel's default width times 1/4, 1/2, 1, 2, 4 (rbf: d/8,...,2d), extended by factors of 2 while the best sits at an edge and improves there")
 	f.kernels = fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search: rbf, laplacian, matern32, matern52, linear, polynomial (--kernel K alone searches K only)")
 	f.crit = fs.String("criterion", string(kpls.DefaultCriterion), "how to choose: cv (k-fold cross-validation), gcv, bic, aic or gmdl (from the DoF)")
-	fs.IntVar(&cfg.so.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
-	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
-	fs.Float64Var(&cfg.so.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
+	fs.IntVar(&cfg.cv.Folds, "folds", kpls.DefaultFolds, "cross-validation `folds` (--criterion cv)")
+	fs.IntVar(&cfg.cv.Repeats, "repeats", 0, "repeat cross-validation `R` times over new fold assignments (seeds (--seed, r)) and pool their held-out errors; 0 means once")
+	fs.Float64Var(&cfg.cv.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
 	fs.BoolVar(&cfg.grid, "grid", false, "print how the search ran and its whole table (every kernel, width and m) before the summary")
-	fs.BoolVar(&cfg.so.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
+	fs.BoolVar(&cfg.cv.SharedKernel, "shared-kernel", false, "with several --target columns, choose one kernel and width for all of them (by the mean of 1 − Q²; each target keeps its own m); --criterion cv only")
 	return f
 }
 
-// checkSearch sets the criterion and the averaging of cfg.so from the
-// flags and checks the search's flags against each other.
+// checkSearch sets how cfg.so scores the grid from the flags and checks
+// the search's flags against each other.
 func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
-	so := &cfg.so
-	so.Seed = cfg.mf.Seed
-	if err := so.Criterion.UnmarshalText([]byte(*f.crit)); err != nil {
+	so, cv := &cfg.so, &cfg.cv
+	if err := cfg.crit.UnmarshalText([]byte(*f.crit)); err != nil {
 		return cli.Usagef("--criterion: unknown criterion %q (want cv, gcv, bic, aic or gmdl)", *f.crit)
 	}
-	if so.Criterion == "" {
-		so.Criterion = kpls.DefaultCriterion
-	}
+	cfg.crit = cmp.Or(cfg.crit, kpls.DefaultCriterion)
+	isCV := cfg.crit == kpls.CV
 	switch {
-	case so.Criterion == kpls.CV && so.Folds < 2:
-		return cli.Usagef("--folds: %d, want at least 2", so.Folds)
-	case so.Repeats < 0:
-		return cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", so.Repeats)
-	case fs.IsSet("repeats") && so.Criterion != kpls.CV:
+	case isCV && cv.Folds < 2:
+		return cli.Usagef("--folds: %d, want at least 2", cv.Folds)
+	case cv.Repeats < 0:
+		return cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", cv.Repeats)
+	case fs.IsSet("repeats") && !isCV:
 		return cli.Usagef("--repeats applies to cross-validation: --criterion cv")
-	case !(so.AverageWithin >= 0) || math.IsInf(so.AverageWithin, 0):
-		return cli.Usagef("--average-within: %g, want a fraction ≥ 0", so.AverageWithin)
-	case fs.IsSet("average-within") && so.AverageWithin > 0 && so.Criterion != kpls.CV:
+	case !(cv.AverageWithin >= 0) || math.IsInf(cv.AverageWithin, 0):
+		return cli.Usagef("--average-within: %g, want a fraction ≥ 0", cv.AverageWithin)
+	case fs.IsSet("average-within") && cv.AverageWithin > 0 && !isCV:
 		return cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
 	case so.MaxComponents < 0:
 		return cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
 	case so.MaxPasses < 1:
 		return cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
-	case so.SharedKernel && so.Criterion != kpls.CV:
+	case cv.SharedKernel && !isCV:
 		return cli.Usagef("--shared-kernel needs --criterion cv (the DoF criteria of different targets do not add up to one score)")
 	case fs.IsSet("components") && so.MaxComponents > 0 && so.MaxComponents < cfg.mf.Components:
 		return cli.Usagef("--max-components %d is below --components %d", so.MaxComponents, cfg.mf.Components)
 	}
-	if err := so.AverageBy.UnmarshalText([]byte(*f.averageBy)); err != nil {
+	if err := cv.AverageBy.UnmarshalText([]byte(*f.averageBy)); err != nil {
 		return cli.Usagef("--average-by: %q, want stacked, all or none", *f.averageBy)
 	}
-	if so.Criterion != kpls.CV {
-		so.AverageWithin = 0 // the default margin is cross-validation's
+	if !isCV {
+		cv.AverageWithin = 0 // the default margin is cross-validation's
+		so.By = cfg.crit
+		return nil
 	}
-	if so.AverageWithin == 0 {
-		so.AverageBy = kpls.AverageNone // 0: the best point alone
+	if cv.AverageWithin == 0 {
+		cv.AverageBy = kpls.AverageNone // 0: the best point alone
 	}
+	so.By = *cv
 	return nil
 }
 
@@ -322,17 +327,17 @@ func bestSoFar(e *cli.Env, sels []*kpls.Selection, targets []string) {
 
 // selectGrid sets the kernels and widths of so from --kernel, --kernels
 // and --widths.
-func selectGrid(fs *cli.FlagSet, so *kpls.SelectOptions, opts kpls.Options, kernels, widthList string) error {
+func selectGrid(fs *cli.FlagSet, so *kpls.SelectOptions, kernel kpls.Kernel, storage kpls.Storage, kernels, widthList string) error {
 	if fs.IsSet("kernel") && fs.IsSet("kernels") {
 		return cli.Usagef("give --kernel or --kernels, not both")
 	}
 	var err error
 	if fs.IsSet("kernel") {
-		so.Kernels = []kpls.Kernel{opts.Kernel}
-	} else if so.Kernels, err = fitflags.ParseKernels(kernels, opts.Kernel); err != nil {
+		so.Kernels = []kpls.Kernel{kernel}
+	} else if so.Kernels, err = fitflags.ParseKernels(kernels, kernel); err != nil {
 		return err
 	}
-	if err := fitflags.FeaturesOnlyLinear(opts.Storage, so.Kernels...); err != nil {
+	if err := fitflags.FeaturesOnlyLinear(storage, so.Kernels...); err != nil {
 		return err
 	}
 	if fs.IsSet("widths") {
@@ -357,26 +362,21 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 	if err != nil {
 		return nil, err
 	}
-	if cfg.so.SharedKernel && len(tr.Targets) == 1 {
+	if cfg.cv.SharedKernel && len(tr.Targets) == 1 {
 		fmt.Fprintf(e.Stderr, "%s: warning: --shared-kernel with one target changes nothing\n", e.Prog)
 	}
-	opts := cfg.opts
-	opts.FeatureNames = tr.Features
-	opts.Weights = tr.W
 	prog := cfg.c.NewProgress(e)
-	opts.Progress = prog.Callback()
-	so := cfg.so
-	so.Options, so.Criterion = opts, cfg.so.Criterion
-	x := mat.NewDense(tr.N, len(tr.Features), tr.X)
+	res := cfg.res
+	res.Progress = prog.Callback()
+	data := kpls.Data{X: mat.NewDense(tr.N, len(tr.Features), tr.X), Y: mat.NewDense(tr.N, len(tr.Targets), tr.Y),
+		Weights: tr.W, FeatureNames: tr.Features, TargetNames: tr.Targets}
 	var sels []*kpls.Selection
 	if len(tr.Targets) == 1 {
-		so.TargetName = tr.Targets[0]
 		var sel *kpls.Selection
-		sel, err = kpls.Select(ctx, x, tr.Y, so)
+		sel, err = kpls.Select(ctx, data, cfg.so, &res)
 		sels = []*kpls.Selection{sel}
 	} else {
-		so.TargetNames = tr.Targets
-		sels, err = kpls.SelectTargets(ctx, x, mat.NewDense(tr.N, len(tr.Targets), tr.Y), so)
+		sels, err = kpls.SelectTargets(ctx, data, cfg.so, &res)
 	}
 	prog.Done()
 	if err != nil {
@@ -385,7 +385,7 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 		}
 		return nil, fitflags.DataErr(cfg.mf.Data, err)
 	}
-	r := &selectResult{sels: sels, n: tr.N, d: len(tr.Features), targets: tr.Targets}
+	r := &selectResult{sels: sels, n: tr.N, d: len(tr.Features), targets: tr.Targets, weights: tr.W}
 	for _, sel := range sels {
 		r.widths = append(r.widths, searchedWidths(sel, cfg.so.Widths))
 	}
@@ -448,12 +448,12 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(o), Storage: storageOf(sel.Model), Warnings: warningsJSON(sel.Warnings),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
-		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.so.AverageWithin), Weights: weightsOf(sel.Model, cfg.mf.Weights, r.n), Model: cfg.modelOut,
+		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.cv.AverageWithin), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
 	if sel.Criterion == kpls.CV {
-		doc.Folds, doc.Repeats = cfg.so.Folds, sel.Repeats
+		doc.Folds, doc.Repeats = cfg.cv.Folds, sel.Repeats
 	}
 	return doc
 }
@@ -473,7 +473,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	fmt.Fprintf(w, "data       %s: n = %d, d = %d, target %q, features %s\n", cfg.mf.Data, r.n, r.d, r.targets[i], standardized(o))
 	how := string(sel.Criterion)
 	if cv {
-		how = fmt.Sprintf("%d-fold cross-validation", cfg.so.Folds)
+		how = fmt.Sprintf("%d-fold cross-validation", cfg.cv.Folds)
 		if sel.Repeats > 1 {
 			how += fmt.Sprintf(" repeated %d times", sel.Repeats)
 		}
@@ -485,7 +485,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	} else {
 		fmt.Fprintf(w, "best       %s, m = %d: %s %s, DoF %s, σ̂ %s\n", gridLabel(b), b.M, sel.Criterion, cli.Round(b.Score(sel.Criterion)), cli.Round(b.DoF), cli.Round(b.Sigma))
 	}
-	a := averageOf(sel, cfg.so.AverageWithin)
+	a := averageOf(sel, cfg.cv.AverageWithin)
 	train := trainingOf(sel.Model, b.M)
 	whose := "the best"
 	if a != nil && len(a.Members) > 1 {
@@ -539,15 +539,15 @@ func (cfg *selectConfig) gridDetails(w io.Writer, sel *kpls.Selection) {
 	if sel.Criterion == kpls.CV {
 		seed = fmt.Sprintf("; folds seeded by --seed %d", cfg.so.Seed)
 	}
-	fmt.Fprintf(w, "criterion  %s%s; DoF %s%s%s; backend %s\n", sel.Criterion, seed, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(o))
-	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model)))
+	fmt.Fprintf(w, "criterion  %s%s; DoF %s%s%s; backend %s\n", sel.Criterion, seed, o.DoF, dofNote, lanczosNote(o.DoF, o.Lanczos), backendName(cfg.res))
+	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model, cfg.res)))
 	fmt.Fprintf(w, "search     %s over the kernel matrix (budget %d)\n", count(sel.Passes, "pass"), cfg.so.MaxPasses)
 	if sk := skippedOf(sel); sk != nil {
 		var parts []string
 		for _, g := range sk {
 			parts = append(parts, fmt.Sprintf("%s %s", g.Kernel, cli.Round(g.Width)))
 		}
-		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", strings.Join(parts, ", "), 100*max(cfg.so.AverageWithin, kpls.DefaultAverageWithin))
+		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", strings.Join(parts, ", "), 100*max(cfg.cv.AverageWithin, kpls.DefaultAverageWithin))
 	}
 	fmt.Fprintln(w)
 	selectionTable(w, sel)

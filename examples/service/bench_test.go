@@ -26,7 +26,7 @@ var heavy = flag.Bool("heavy", false, "also benchmark band requests for 1000 poi
 // kernel matrix takes 512 MiB).
 var benchModel = sync.OnceValues(func() (*kpls.Model, error) {
 	x, y := testData(8192, 8, 21)
-	return kpls.Fit(context.Background(), x, y, kpls.Options{DoF: kpls.DoFLanczos})
+	return kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{DoF: kpls.DoFLanczos}, nil)
 })
 
 // BenchmarkPredict measures whole requests through HTTP and JSON: single

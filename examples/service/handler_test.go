@@ -40,7 +40,7 @@ func testData(n, d int, seed uint64) (*mat.Dense, []float64) {
 // testModelFile is the file of a model fitted once for all tests.
 var testModelFile = sync.OnceValues(func() ([]byte, error) {
 	x, y := testData(300, 3, 1)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 6})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Components: 6}, nil)
 	if err != nil {
 		return nil, err
 	}

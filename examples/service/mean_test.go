@@ -25,7 +25,7 @@ import (
 func TestServeMean(t *testing.T) {
 	ctx := context.Background()
 	x, y := testData(150, 3, 9)
-	sel, err := kpls.Select(ctx, x, y, kpls.SelectOptions{Widths: []float64{0.5, 1.5, 4, 12}, Kernels: []kpls.Kernel{kpls.RBF{}}, AverageWithin: 5})
+	sel, err := kpls.Select(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.SelectOptions{Widths: []float64{0.5, 1.5, 4, 12}, Kernels: []kpls.Kernel{kpls.RBF{}}, By: kpls.CrossValidation{AverageWithin: 5}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

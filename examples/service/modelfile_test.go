@@ -78,7 +78,7 @@ func TestSeveralTargets(t *testing.T) {
 		y    []float64
 		comp int
 	}{{y1, 6}, {y2, 3}} {
-		m, err := kpls.Fit(ctx, x, c.y, kpls.Options{Components: c.comp, TargetName: fmt.Sprintf("y%d", len(ms)+1)})
+		m, err := kpls.Fit(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(c.y), c.y), TargetNames: []string{fmt.Sprintf("y%d", len(ms)+1)}}, kpls.Options{Components: c.comp}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 func namedModel(t *testing.T) *kpls.Model {
 	t.Helper()
 	x, y := testData(300, 3, 1)
-	m, err := kpls.Fit(context.Background(), x, y, kpls.Options{Components: 6, FeatureNames: []string{"x1", "x2", "x3"}, TargetName: "y"})
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y), FeatureNames: []string{"x1", "x2", "x3"}, TargetNames: []string{"y"}}, kpls.Options{Components: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func RunSeeds(ctx context.Context, cases []Case, components, seeds int, progress
 				o.Components = min(o.Components, d)
 			}
 			o.DoF, o.Seed = meth, seed
-			m, err := kpls.Fit(ctx, c.X, c.Y, o)
+			m, err := kpls.Fit(ctx, kpls.Data{X: c.X, Y: mat.NewVecDense(len(c.Y), c.Y)}, o, nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", c.Name, meth, err)
 			}

@@ -46,13 +46,13 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 			return fmt.Errorf("width %q: %w", ws, err)
 		}
 		for _, dof := range []kpls.DoFMethod{kpls.DoFApprox, kpls.DoFLanczos} {
-			o := kpls.Options{Kernel: kpls.RBF{Width: w}, Components: comp, Lanczos: lanczos, DoF: dof, Storage: kpls.StorageDense}
-			ref, err := kpls.Fit(ctx, xtr, ytr, o)
+			o := kpls.Options{Kernel: kpls.RBF{Width: w}, Components: comp, Lanczos: lanczos, DoF: dof}
+			data := kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}
+			ref, err := kpls.Fit(ctx, data, o, &kpls.Resources{Storage: kpls.StorageDense})
 			if err != nil {
 				return err
 			}
-			o.Storage = kpls.StorageFloat32
-			m, err := kpls.Fit(ctx, xtr, ytr, o)
+			m, err := kpls.Fit(ctx, data, o, &kpls.Resources{Storage: kpls.StorageFloat32})
 			if err != nil {
 				return err
 			}
@@ -62,8 +62,7 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 			}
 			mc := min(len(m.Stats()), len(ref.Stats())) - 1
 			rss, df := diffs(m, ref, mc)
-			o.Storage, o.MemoryLimit = kpls.StorageAuto, kpls.KernelBytes(kpls.StorageDense, nt)-1
-			auto, err := kpls.Fit(ctx, xtr, ytr, o)
+			auto, err := kpls.Fit(ctx, data, o, &kpls.Resources{MemoryLimit: kpls.KernelBytes(kpls.StorageDense, nt) - 1})
 			if err != nil {
 				return err
 			}

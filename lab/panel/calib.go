@@ -219,7 +219,7 @@ func calibSplitRun(ctx context.Context, x *mat.Dense, y []float64, tr, te []int,
 	xtr, ytr := Rows(x, y, tr)
 	xte, yte := Rows(x, y, te)
 	sp := calibSplit{NTest: len(te), S: map[string]float64{}, Inside: map[string]int{}, LPD: map[string]float64{}}
-	sel, err := kpls.Select(ctx, xtr, ytr, kpls.SelectOptions{})
+	sel, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, kpls.SelectOptions{}, nil)
 	if err != nil {
 		return sp, err
 	}
@@ -320,7 +320,7 @@ func sigmaOf(ctx context.Context, x *mat.Dense, y []float64, sel *kpls.Selection
 	var ms []*kpls.Model
 	for _, m := range sel.Predictor.Summary().Members {
 		o := kpls.Options{Kernel: m.Kernel, DoF: kpls.DoFApprox, Components: m.M}
-		f, err := kpls.Fit(ctx, x, y, o)
+		f, err := kpls.Fit(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, o, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -360,7 +360,7 @@ func oofQuantile(ctx context.Context, x *mat.Dense, y []float64, sel *kpls.Selec
 		xtr, ytr := Rows(x, y, tr)
 		xte, _ := Rows(x, y, te)
 		for _, m := range members {
-			fit, err := kpls.Fit(ctx, xtr, ytr, kpls.Options{Kernel: m.Kernel, DoF: kpls.DoFNone, Components: m.M})
+			fit, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, kpls.Options{Kernel: m.Kernel, DoF: kpls.DoFNone, Components: m.M}, nil)
 			if err != nil {
 				return 0, err
 			}

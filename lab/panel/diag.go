@@ -114,9 +114,9 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 	sp := diagSplit{Split: k, NTrain: len(tr), NTest: len(te)}
 	var first *kpls.Selection
 	for s := range uint64(seeds) {
-		so := kpls.SelectOptions{AverageBy: kpls.AverageNone}
+		so := kpls.SelectOptions{By: kpls.CrossValidation{AverageBy: kpls.AverageNone}}
 		so.Seed = s
-		sel, err := kpls.Select(ctx, xtr, ytr, so)
+		sel, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, so, nil)
 		if err != nil {
 			return sp, err
 		}
@@ -153,7 +153,7 @@ func diagSplitRun(ctx context.Context, k, seeds int, x *mat.Dense, y []float64, 
 	test := map[kpls.Kernel][]float64{}
 	for _, p := range pts {
 		o := kpls.Options{Kernel: p.k, DoF: kpls.DoFNone, Components: p.maxM}
-		m, err := kpls.Fit(ctx, xtr, ytr, o)
+		m, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, o, nil)
 		if err != nil {
 			return sp, err
 		}

@@ -88,7 +88,7 @@ func figure1(ctx context.Context, dir string) ([]string, error) {
 		fit := func(method kpls.DoFMethod, comps, lanczos int) (*kpls.Model, error) {
 			o := opts
 			o.DoF, o.Components, o.Lanczos = method, comps, lanczos
-			m, err := kpls.Fit(ctx, x, y, o)
+			m, err := kpls.Fit(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, o, nil)
 			if err != nil {
 				return nil, fmt.Errorf("figure 1, width %g, %s DoF: %w", w, method, err)
 			}
@@ -159,7 +159,7 @@ func figure3(ctx context.Context, dir string) ([]string, error) {
 		width float64
 		comps int
 	}{{0.1, 15}, {1, 9}} {
-		m, err := kpls.Fit(ctx, x, y, kpls.Options{Kernel: kpls.RBF{Width: c.width}, Components: c.comps, DoF: kpls.DoFExact, RawFeatures: true})
+		m, err := kpls.Fit(ctx, kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: c.width}, Components: c.comps, DoF: kpls.DoFExact, RawFeatures: true}, nil)
 		if err != nil {
 			return files, fmt.Errorf("figure 3, width %g: %w", c.width, err)
 		}
@@ -220,8 +220,7 @@ func kin8nmFigures(ctx context.Context, dir string) ([]string, error) {
 	xTrain, yTrain := take(perm[:nTrain])
 	xTest, yTest := take(perm[nTrain : nTrain+nTest])
 	widths := []float64{0.5, 1, 2, 4, 8, 16, 32, 64}
-	sel, err := kpls.Select(ctx, xTrain, yTrain,
-		kpls.SelectOptions{Options: kpls.Options{Criterion: kpls.GMDL, Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm}, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, MaxComponents: 25})
+	sel, err := kpls.Select(ctx, kpls.Data{X: xTrain, Y: mat.NewVecDense(len(yTrain), yTrain)}, kpls.SelectOptions{Components: 25, DoF: kpls.DoFApprox, Seed: SeedKin8nm, Kernels: []kpls.Kernel{kpls.RBF{}}, Widths: widths, MaxComponents: 25, By: kpls.GMDL}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("kin8nm selection: %w", err)
 	}

@@ -79,11 +79,11 @@ func Run(ctx context.Context, x *mat.Dense, y []float64, c Config) ([]Point, err
 				if meth == kpls.DoFExact && n > c.ExactMax {
 					continue
 				}
-				o := kpls.Options{Kernel: kpls.RBF{Width: c.Width}, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Backend: bl, Probes: c.Probes}
+				o := kpls.Options{Kernel: kpls.RBF{Width: c.Width}, Components: c.Components, Lanczos: c.Lanczos, DoF: meth, Probes: c.Probes}
 				times := make([]float64, c.Reps)
 				for r := range times {
 					t0 := time.Now()
-					if _, err := kpls.Fit(ctx, sx, sy, o); err != nil {
+					if _, err := kpls.Fit(ctx, kpls.Data{X: sx, Y: mat.NewVecDense(len(sy), sy)}, o, &kpls.Resources{Backend: bl}); err != nil {
 						return nil, fmt.Errorf("n=%d %s: %w", n, meth, err)
 					}
 					times[r] = time.Since(t0).Seconds()

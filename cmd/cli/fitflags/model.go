@@ -65,9 +65,20 @@ func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	m.Input.Register(fs, true)
 }
 
-// Options checks the fitting flags and turns them into options; allowed
-// lists the --dof methods the subcommand takes.
-func (m *Model) Options(fs *cli.FlagSet, allowed ...string) (kpls.Options, error) {
+// Options checks the fitting flags and turns them into the method and
+// the resources of a fit; allowed lists the --dof methods the subcommand
+// takes.
+func (m *Model) Options(fs *cli.FlagSet, allowed ...string) (kpls.Options, kpls.Resources, error) {
+	o, err := m.method(fs, allowed)
+	if err != nil {
+		return o, kpls.Resources{}, err
+	}
+	r, err := m.resources(fs, o.Kernel)
+	return o, r, err
+}
+
+// method checks the flags of the method.
+func (m *Model) method(fs *cli.FlagSet, allowed []string) (kpls.Options, error) {
 	var o kpls.Options
 	if m.Data == "" {
 		return o, cli.Usagef("%s: --data is required", fs.Name())
@@ -91,20 +102,27 @@ func (m *Model) Options(fs *cli.FlagSet, allowed ...string) (kpls.Options, error
 	o.Lanczos = m.Lanczos
 	o.RawFeatures = !m.Standardize
 	o.Seed = m.Seed
-	if err = o.Storage.UnmarshalText([]byte(m.Storage)); err != nil {
-		return o, cli.Usagef("--storage: %q, want auto, dense, float32, hybrid, matrix-free or features", m.Storage)
+	return o, nil
+}
+
+// resources checks --storage and --memory-limit for kernel k.
+func (m *Model) resources(fs *cli.FlagSet, k kpls.Kernel) (kpls.Resources, error) {
+	var r kpls.Resources
+	if err := r.Storage.UnmarshalText([]byte(m.Storage)); err != nil {
+		return r, cli.Usagef("--storage: %q, want auto, dense, float32, hybrid, matrix-free or features", m.Storage)
 	}
 	if fs.Name() != "select" { // select checks its grid's kernels
-		if err := FeaturesOnlyLinear(o.Storage, o.Kernel); err != nil {
-			return o, err
+		if err := FeaturesOnlyLinear(r.Storage, k); err != nil {
+			return r, err
 		}
 	}
 	if m.MemoryLimit != "" {
-		if o.MemoryLimit, err = ParseBytes(m.MemoryLimit); err != nil {
-			return o, cli.Usagef("--memory-limit: %v", err)
+		var err error
+		if r.MemoryLimit, err = ParseBytes(m.MemoryLimit); err != nil {
+			return r, cli.Usagef("--memory-limit: %v", err)
 		}
 	}
-	return o, nil
+	return r, nil
 }
 
 // kernel resolves --kernel with --degree and --offset.

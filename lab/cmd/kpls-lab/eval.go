@@ -64,6 +64,8 @@ type evalConfig struct {
 	mf         fitflags.Model
 	c          fitflags.Common
 	opts       kpls.Options // without a kernel: so holds the grid
+	res        kpls.Resources
+	repeats    int // --repeats of cross-validation
 	so         kpls.SelectOptions
 	crits      []kpls.Criterion
 	splitDir   string
@@ -107,7 +109,7 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 	widthList := fs.String("widths", "", "comma-separated RBF `widths`; empty means d/8,d/4,d/2,d,2d")
 	kernels := fs.String("kernels", fitflags.DefaultKernels(), "comma-separated `kernels` to search")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
-	fs.IntVar(&cfg.so.Repeats, "repeats", 0, "repeats of cross-validation for the cv method (0: once)")
+	fs.IntVar(&cfg.repeats, "repeats", 0, "repeats of cross-validation for the cv method (0: once)")
 	fs.IntVar(&cfg.oracleComp, "oracle-components", 60, "the oracle scores m = 0..`M` at every grid point")
 	within := fs.String("average-within", "", "also report cv-inD for each D of this comma-separated `list`: the mean of the predictions of the grid points whose RMSECV is at most (1+D) times the best one's (an experiment; needs cv in --methods)")
 	averages := fs.String("average", "", "also report cv-avgK for each K of this comma-separated `list`: the mean of the predictions of the K grid points with the lowest RMSECV, each fitted to the training rows at its own m (an experiment; needs cv in --methods)")
@@ -135,7 +137,7 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 		}
 		cfg.average = append(cfg.average, k)
 	}
-	opts, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
+	opts, res, err := cfg.mf.Options(fs, "exact", "lanczos", "approx")
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +165,10 @@ func parseEvalFlags(e *cli.Env, args []string) (*evalConfig, error) {
 			return nil, err
 		}
 	}
-	if opts.Backend, err = cfg.c.BLASBackend(); err != nil {
+	if res.Backend, err = cfg.c.BLASBackend(); err != nil {
 		return nil, err
 	}
-	cfg.opts = opts
+	cfg.opts, cfg.res = opts, res
 	return cfg, nil
 }
 
@@ -211,7 +213,6 @@ func (cfg *evalConfig) run(ctx context.Context, e *cli.Env) (*evalJSON, error) {
 	xm := mat.NewDense(n, d, x)
 	doc := &evalJSON{Data: cfg.mf.Data, N: n, D: d, Target: fitflags.TargetName(t, cfg.mf.Target)}
 	opts := cfg.opts
-	opts.FeatureNames = features
 	for si, p := range parts {
 		sp, err := cfg.runSplit(ctx, e, opts, si, p, xm, y, oracleWidths)
 		if err != nil {
@@ -256,12 +257,14 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 	for _, cr := range cfg.crits {
 		fmt.Fprintf(e.Stderr, "%s eval: split %d, %s\n", e.Prog, si, cr)
 		s := cfg.so
-		s.Options, s.Criterion = opts, cr
-		if s.AverageWithin == 0 {
-			s.AverageBy = kpls.AverageNone // the best point alone, as measured before Select averaged by default
+		s.Components, s.DoF, s.Lanczos, s.Probes, s.RawFeatures = opts.Components, opts.DoF, opts.Lanczos, opts.Probes, opts.RawFeatures
+		s.By = cr
+		if cr == kpls.CV {
+			// The best point alone, as measured before Select averaged by default.
+			s.By = kpls.CrossValidation{Repeats: cfg.repeats, AverageBy: kpls.AverageNone}
 		}
 		t0 := time.Now()
-		sel, err := kpls.Select(ctx, xtr, ytr, s)
+		sel, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, s, &cfg.res)
 		if err != nil {
 			return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, %s: %w", si, cr, err))
 		}
@@ -279,7 +282,7 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 					k++
 				}
 			}
-			avgs, err := averageBest(ctx, sel, opts, xtr, ytr, xte, []int{k})
+			avgs, err := averageBest(ctx, sel, opts, &cfg.res, xtr, ytr, xte, []int{k})
 			if err != nil {
 				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv averages: %w", si, err))
 			}
@@ -287,7 +290,7 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 				M: k, RMSE: cli.Num(panel.RMSE(avgs[0], yte)), Seconds: time.Since(t0).Seconds()})
 		}
 		if cr == kpls.CV && len(cfg.average) > 0 {
-			avgs, err := averageBest(ctx, sel, opts, xtr, ytr, xte, cfg.average)
+			avgs, err := averageBest(ctx, sel, opts, &cfg.res, xtr, ytr, xte, cfg.average)
 			if err != nil {
 				return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, cv averages: %w", si, err))
 			}
@@ -300,7 +303,7 @@ func (cfg *evalConfig) runSplit(ctx context.Context, e *cli.Env, opts kpls.Optio
 	fmt.Fprintf(e.Stderr, "%s eval: split %d, oracle\n", e.Prog, si)
 	grid := cfg.so
 	grid.Widths = oracleWidths
-	or, err := oracle(ctx, xtr, ytr, xte, yte, grid, opts, cfg.oracleComp)
+	or, err := oracle(ctx, xtr, ytr, xte, yte, grid, opts, &cfg.res, cfg.oracleComp)
 	if err != nil {
 		return sp, fitflags.DataErr(cfg.mf.Data, fmt.Errorf("split %d, oracle: %w", si, err))
 	}
@@ -378,7 +381,7 @@ func readSplits(dir string, n int) ([]evalPart, error) {
 
 // oracle is the best (kernel, width, m) of the grid judged by the test
 // rows: what a perfect selection could reach.
-func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64, so kpls.SelectOptions, opts kpls.Options, comp int) (evalMethodJSON, error) {
+func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64, so kpls.SelectOptions, opts kpls.Options, res *kpls.Resources, comp int) (evalMethodJSON, error) {
 	best := evalMethodJSON{Method: "oracle", RMSE: cli.Num(math.Inf(1))}
 	t0 := time.Now()
 	var grid []kpls.Kernel
@@ -396,7 +399,7 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 		o := opts
 		o.Kernel, o.DoF = g, kpls.DoFNone
 		o.Components = min(comp, kpls.MaxComponents(g, ntr, d))
-		m, err := kpls.Fit(ctx, xtr, ytr, o)
+		m, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, o, res)
 		if err != nil {
 			return best, err
 		}
@@ -456,7 +459,7 @@ func summarize(splits []evalSplitJSON) []evalSummary {
 // averageBest returns, for each k of ks, the mean prediction of the k grid
 // points of sel with the lowest RMSECV, each fitted once to the training
 // rows at its own chosen m.
-func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xtr *mat.Dense, ytr []float64, xte *mat.Dense, ks []int) ([][]float64, error) {
+func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, res *kpls.Resources, xtr *mat.Dense, ytr []float64, xte *mat.Dense, ks []int) ([][]float64, error) {
 	choices := slices.Clone(sel.Choices)
 	slices.SortStableFunc(choices, func(a, b kpls.SelectionRow) int { return cmp.Compare(a.RMSECV, b.RMSECV) })
 	choices = choices[:min(slices.Max(ks), len(choices))]
@@ -466,7 +469,7 @@ func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, xt
 	for j, c := range choices {
 		o := opts
 		o.Kernel, o.Components, o.DoF, o.Criterion = c.Kernel, max(c.M, 1), kpls.DoFNone, ""
-		m, err := kpls.Fit(ctx, xtr, ytr, o)
+		m, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, o, res)
 		if err != nil {
 			return nil, err
 		}
