@@ -47,6 +47,7 @@ type selectAverageDoc struct {
 
 // predictDoc is the part of `predict --json` the average test reads.
 type predictDoc struct {
+	M         *int // left out for a mean
 	Intervals bool
 	Mean      []struct {
 		Kernel string
@@ -166,6 +167,9 @@ func TestSelectAverageWithin(t *testing.T) {
 	if len(got.Mean) != len(a.Members) {
 		t.Fatalf("predict reports %d members, select saved %d", len(got.Mean), len(a.Members))
 	}
+	if got.M != nil {
+		t.Errorf(`predict reports "m": %d for a mean of %d models, which has no one m`, *got.M, len(a.Members))
+	}
 	want := make([]float64, len(got.Predictions))
 	for i, m := range a.Members {
 		if got.Mean[i].Width != m.Width || got.Mean[i].M != m.M {
@@ -176,6 +180,9 @@ func TestSelectAverageWithin(t *testing.T) {
 			t.Fatalf("fit: exit %d: %s", code, stderr)
 		}
 		p := predict(one, "--components", strconv.Itoa(m.M))
+		if p.M == nil || *p.M != m.M || p.Mean != nil {
+			t.Errorf(`predict --components %d on one model: "m" %v, "mean" %v`, m.M, p.M, p.Mean)
+		}
 		for j, v := range p.Predictions {
 			want[j] += v.Yhat / float64(len(a.Members))
 		}

@@ -55,7 +55,7 @@ type kinJSON struct {
 	Widths     []float64      `json:"widths"`
 	DoFMethod  kpls.DoFMethod `json:"dof_method"`
 	Lanczos    int            `json:"lanczos"`
-	Components int            `json:"components"`
+	Components int            `json:"components"` // M, the components the chosen fit holds (the search starts at demoComponents)
 	Table      []rowJSON      `json:"table"`
 	Best       bestJSON       `json:"best"`
 	Warnings   []kpls.Warning `json:"warnings"`
@@ -230,7 +230,7 @@ func (cfg *demoConfig) runKin8nm(ctx context.Context, prog *progress.Reporter) (
 	}
 	r := &kinRun{sel: sel, bandSigma: m.Stats()[bandsM].Sigma}
 	r.doc = kinJSON{Rows: cfg.rows, TestRows: cfg.test, Seed: cfg.seed, Widths: demoKinWidths, DoFMethod: kpls.DoFApprox,
-		Lanczos: demoLanczos, Components: demoComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
+		Lanczos: demoLanczos, Components: sel.Model.Summary().Members[0].MaxComponents, Table: tableJSON(sel.Table), Best: bestOf(sel),
 		Warnings: warningsJSON(warns), Test: coverage(bands, yte, r.bandSigma, testIdx)}
 	r.doc.Test.M = bandsM
 	r.doc.Seconds = time.Since(start).Seconds()

@@ -15,25 +15,26 @@ import (
 
 // fitJSON is the document of `kpls fit --json` (docs/design.md §6).
 type fitJSON struct {
-	Data                string          `json:"data"`
-	N                   int             `json:"n"`
-	D                   int             `json:"d"`
-	Target              string          `json:"target"`
-	Features            []string        `json:"features"`
-	Kernel              kernelJSON      `json:"kernel"`
-	Standardize         bool            `json:"standardize"`
-	DoFMethod           kpls.DoFMethod  `json:"dof_method"`
-	Lanczos             int             `json:"lanczos"`
-	ComponentsRequested int             `json:"components_requested"`
-	ValidComponents     int             `json:"valid_components"`
-	Backend             string          `json:"backend"`
-	Storage             storageJSON     `json:"storage"`
-	Warnings            []kpls.Warning  `json:"warnings"`
-	Components          []componentJSON `json:"components"`
-	Selected            selectedJSON    `json:"selected"`
-	Training            trainingJSON    `json:"training"`
-	Weights             *weightsJSON    `json:"weights,omitempty"`
-	Model               string          `json:"model,omitempty"`
+	Data                string         `json:"data"`
+	N                   int            `json:"n"`
+	D                   int            `json:"d"`
+	Target              string         `json:"target"`
+	Features            []string       `json:"features"`
+	Kernel              kernelJSON     `json:"kernel"`
+	Standardize         bool           `json:"standardize"`
+	DoFMethod           kpls.DoFMethod `json:"dof_method"`
+	Lanczos             int            `json:"lanczos"`
+	Components          int            `json:"components"` // M, the components fitted: the path runs over m = 0..M (valid_components, the same number, is kept for older readers)
+	ComponentsRequested int            `json:"components_requested"`
+	ValidComponents     int            `json:"valid_components"`
+	Backend             string         `json:"backend"`
+	Storage             storageJSON    `json:"storage"`
+	Warnings            []kpls.Warning `json:"warnings"`
+	Path                []pathRowJSON  `json:"path"`
+	Selected            selectedJSON   `json:"selected"`
+	Training            trainingJSON   `json:"training"`
+	Weights             *weightsJSON   `json:"weights,omitempty"`
+	Model               string         `json:"model,omitempty"`
 }
 
 // weightsJSON describes the frequency weights of a weighted fit.
@@ -210,8 +211,8 @@ func (cfg *fitConfig) document(e *cli.Env, r *fitResult, i int) fitJSON {
 	return fitJSON{
 		Data: cfg.mf.Data, N: s.N, D: s.D, Target: r.targets[i], Features: r.features,
 		Kernel: kernelOf(o.Kernel), Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: s.LanczosSteps,
-		ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(cfg.res),
-		Storage: storageOf(m, cfg.res), Warnings: warningsJSON(m.Warnings()), Components: componentsJSON(m.Stats(), o.DoF), Selected: sel,
+		Components: s.Members[0].MaxComponents, ComponentsRequested: o.Components, ValidComponents: s.Members[0].MaxComponents, Backend: backendName(cfg.res),
+		Storage: storageOf(m, cfg.res), Warnings: warningsJSON(m.Warnings()), Path: pathJSON(m.Stats(), o.DoF), Selected: sel,
 		Training: trainingOf(m, sel.M), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
 }

@@ -64,8 +64,8 @@ func TestInputFormats(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			doc, _ := fitJSONDoc(t, c.args...)
-			if doc.N != 30 || doc.D != 2 || doc.Components[1].RSS != want.Components[1].RSS {
-				t.Errorf("n %d d %d rss %v, want %v", doc.N, doc.D, doc.Components[1].RSS, want.Components[1].RSS)
+			if doc.N != 30 || doc.D != 2 || doc.Path[1].RSS != want.Path[1].RSS {
+				t.Errorf("n %d d %d rss %v, want %v", doc.N, doc.D, doc.Path[1].RSS, want.Path[1].RSS)
 			}
 		})
 	}
@@ -73,7 +73,7 @@ func TestInputFormats(t *testing.T) {
 	fitflags.Stdin = strings.NewReader(csv)
 	doc, _ := fitJSONDoc(t, "--data", "-")
 	fitflags.Stdin = old
-	if doc.N != 30 || doc.Components[1].RSS != want.Components[1].RSS {
+	if doc.N != 30 || doc.Path[1].RSS != want.Path[1].RSS {
 		t.Errorf("stdin: %+v", doc)
 	}
 	doc, _ = fitJSONDoc(t, "--data", writeFile(t, "s.csv", noHeader), "--no-header")

@@ -40,8 +40,8 @@ func TestPredictIntervalsCoverage(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	var fit struct {
-		Selected   struct{ M int }
-		Components []struct{ Sigma float64 }
+		Selected struct{ M int }
+		Path     []struct{ Sigma float64 }
 	}
 	if err := json.Unmarshal([]byte(out), &fit); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestPredictIntervalsCoverage(t *testing.T) {
 	if c := bd.Target.Coverage; c > iv.Target.Coverage-0.2 {
 		t.Errorf("bands for f(x) cover %.3f of new observations, intervals %.3f: bands should cover far fewer", c, iv.Target.Coverage)
 	}
-	s := fit.Components[fit.Selected.M].Sigma
+	s := fit.Path[fit.Selected.M].Sigma
 	if math.Abs(s-sd) > 0.15*sd {
 		t.Errorf("σ̂ = %v at the chosen m = %d, the noise sd is %v", s, fit.Selected.M, sd)
 	}

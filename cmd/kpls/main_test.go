@@ -80,7 +80,7 @@ func TestFitJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
-	for _, k := range []string{"n", "kernel", "standardize", "dof_method", "lanczos", "valid_components", "warnings", "components", "selected"} {
+	for _, k := range []string{"n", "kernel", "standardize", "dof_method", "lanczos", "components", "valid_components", "warnings", "path", "selected"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("fit JSON lacks %q", k)
 		}
@@ -95,10 +95,12 @@ func TestFitJSONContract(t *testing.T) {
 	if _, ok := doc["warnings"].([]any); !ok {
 		t.Errorf("warnings = %v, want an array", doc["warnings"])
 	}
-	comps := doc["components"].([]any)
-	valid := int(doc["valid_components"].(float64))
-	if len(comps) != valid+1 {
-		t.Fatalf("%d component rows, valid_components %d", len(comps), valid)
+	// "path" is the per-m array, m = 0..M; "components" is M, the
+	// number of components fitted (valid_components is the same number).
+	comps := doc["path"].([]any)
+	valid, ok := doc["components"].(float64)
+	if !ok || len(comps) != int(valid)+1 || doc["valid_components"] != valid {
+		t.Fatalf("%d path rows, components %v, valid_components %v", len(comps), doc["components"], doc["valid_components"])
 	}
 	for i, c := range comps {
 		row := c.(map[string]any)
@@ -123,8 +125,8 @@ func TestFitJSONContract(t *testing.T) {
 	if sel["criterion"] != string(kpls.DefaultFitCriterion) {
 		t.Errorf("selected = %v", sel)
 	}
-	if m := sel["m"].(float64); m < 0 || int(m) > valid {
-		t.Errorf("selected m = %v outside 0..%d", m, valid)
+	if m := sel["m"].(float64); m < 0 || m > valid {
+		t.Errorf("selected m = %v outside 0..%v", m, valid)
 	}
 }
 
@@ -279,15 +281,15 @@ func TestFitPredictRoundTrip(t *testing.T) {
 			t.Fatalf("predict: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Components  int
+			M           *int
 			Level       float64
 			Predictions []struct{ Yhat, SE, Lower, Upper float64 }
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if doc.Components != want || doc.Level != 0.98 || len(doc.Predictions) != 2 {
-			t.Fatalf("components %d (want %d), level %g, %d predictions", doc.Components, want, doc.Level, len(doc.Predictions))
+		if doc.M == nil || *doc.M != want || doc.Level != 0.98 || len(doc.Predictions) != 2 {
+			t.Fatalf("m %v (want %d), level %g, %d predictions:\n%s", doc.M, want, doc.Level, len(doc.Predictions), out)
 		}
 		lib, err := predictAt(m, mat.NewDense(2, 2, []float64{-1.5, 0.1, 0.25, -0.7}), want)
 		if err != nil {
@@ -570,12 +572,12 @@ func TestSavedModelPredictsWithItsChoice(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("predict: exit %d: %s", code, stderr)
 			}
-			var pd struct{ Components int }
+			var pd struct{ M *int }
 			if err := json.Unmarshal([]byte(out), &pd); err != nil {
 				t.Fatal(err)
 			}
-			if pd.Components != want {
-				t.Errorf("predict used m = %d, the model was chosen with m = %d", pd.Components, want)
+			if pd.M == nil || *pd.M != want {
+				t.Errorf("predict used m = %v, the model was chosen with m = %d", pd.M, want)
 			}
 		})
 	}

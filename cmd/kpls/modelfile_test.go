@@ -104,7 +104,7 @@ func TestPredictOldModelFile(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Components  int
+		M           *int
 		Predictions []struct{ Yhat float64 }
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -118,7 +118,7 @@ func TestPredictOldModelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Components != m.Chosen().M || len(doc.Predictions) != 2 {
+	if doc.M == nil || *doc.M != m.Chosen().M || len(doc.Predictions) != 2 {
 		t.Fatalf("%s", out)
 	}
 	for i, p := range doc.Predictions {

@@ -11,8 +11,8 @@ import (
 	"github.com/kpls-go/kpls/kpls"
 )
 
-// componentJSON is one m of a fit (docs/design.md §6).
-type componentJSON struct {
+// pathRowJSON is one m of a fit, a row of its "path" (docs/design.md §6).
+type pathRowJSON struct {
 	M          int      `json:"m"`
 	RSS        cli.Num  `json:"rss"`
 	DoF        cli.Num  `json:"dof"`
@@ -25,10 +25,10 @@ type componentJSON struct {
 	GCV        cli.Num  `json:"gcv"`
 }
 
-func componentsJSON(stats []kpls.Stats, method kpls.DoFMethod) []componentJSON {
-	out := make([]componentJSON, len(stats))
+func pathJSON(stats []kpls.Stats, method kpls.DoFMethod) []pathRowJSON {
+	out := make([]pathRowJSON, len(stats))
 	for i, s := range stats {
-		c := componentJSON{M: s.M, RSS: cli.Num(s.RSS), DoF: cli.Num(s.DoF), DoFClipped: cli.Num(s.DoFClipped),
+		c := pathRowJSON{M: s.M, RSS: cli.Num(s.RSS), DoF: cli.Num(s.DoF), DoFClipped: cli.Num(s.DoFClipped),
 			Sigma: cli.Num(s.Sigma), AIC: cli.Num(s.AIC), BIC: cli.Num(s.BIC), GMDL: cli.Num(s.GMDL), GCV: cli.Num(s.GCV)}
 		if method == kpls.DoFApprox {
 			se := cli.Num(s.DoFSE)

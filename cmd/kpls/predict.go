@@ -28,7 +28,7 @@ type predictJSON struct {
 	Rows              int              `json:"rows"`
 	Dropped           int              `json:"dropped_rows"`
 	ID                string           `json:"id,omitempty"`
-	Components        int              `json:"components"`
+	M                 *int             `json:"m,omitempty"` // the number of components the prediction uses; left out for a mean, whose members' m are in Mean
 	Bands             bool             `json:"bands"`
 	Intervals         bool             `json:"intervals"`
 	Level             *float64         `json:"level,omitempty"`
@@ -38,7 +38,7 @@ type predictJSON struct {
 	Predictions       []predictionJSON `json:"predictions"`
 	Target            *targetJSON      `json:"target,omitempty"`
 	// Mean lists the models a mean averages (kpls select
-	// --average-within), the first being the one "components" is of.
+	// --average-within), each with the m it predicts with.
 	Mean []memberJSON `json:"mean,omitempty"`
 	// Noise is, with bands or intervals, the noise level s that scales the
 	// band (and that the intervals add to its variance).
@@ -346,11 +346,13 @@ func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p kpls.Pre
 func (cfg *predictConfig) document(s kpls.Summary, t *dataset.Table, pred *kpls.Prediction) predictJSON {
 	e := pred.Extrapolation
 	ex := extrapJSON{Measure: e.Measure, Threshold: e.Threshold, LeverageLimit: kpls.LeverageLimit, HighLeverage: e.HighLeverage, Outside: e.Count}
-	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID, Components: s.Members[0].M,
+	doc := predictJSON{Model: cfg.modelPath, Data: t.File, Rows: t.Rows, Dropped: len(t.Dropped), ID: cfg.df.ID,
 		Bands: cfg.withBands && !cfg.intervals, Intervals: cfg.intervals, Extrapolation: ex, Warnings: cfg.warnings(s, t, pred, ex),
 		Predictions: make([]predictionJSON, len(pred.Yhat))}
 	if len(s.Members) > 1 {
 		doc.Mean = membersOf(s)
+	} else {
+		doc.M = &s.Members[0].M
 	}
 	if cfg.withBands {
 		iv := !cfg.noIntercept
@@ -460,7 +462,7 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		if len(s.Members) > 1 {
 			fmt.Fprintf(w, "model      %s: n = %d, d = %d, the mean of %d models: %s\n", cfg.modelPath, s.N, s.D, len(doc.Mean), describeMembers(doc.Mean))
 		} else {
-			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, s.N, s.D, describeKernel(s.Members[0].Kernel), doc.Components, s.Members[0].MaxComponents)
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, s.N, s.D, describeKernel(s.Members[0].Kernel), s.Members[0].M, s.Members[0].MaxComponents)
 		}
 		var noise string
 		if n := doc.Noise; n != nil {

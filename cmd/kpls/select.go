@@ -27,7 +27,7 @@ type selectJSON struct {
 	Standardize bool           `json:"standardize"`
 	DoFMethod   kpls.DoFMethod `json:"dof_method"`
 	Lanczos     int            `json:"lanczos"`
-	Components  int            `json:"components"`
+	Components  int            `json:"components"` // M, the components the chosen fit to all rows holds (m = 0..M); the search may grow it past --components
 	Criterion   kpls.Criterion `json:"criterion"`
 	Folds       int            `json:"folds,omitempty"`
 	Repeats     int            `json:"repeats,omitempty"`
@@ -447,7 +447,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	warnLines(e.Stderr, targetPrefixed(r.targets, i, messages(sel.Warnings)))
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
-		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: o.Components,
+		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: sel.Model.Summary().Members[0].MaxComponents,
 		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.cv.AverageWithin), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,

@@ -19,7 +19,7 @@ func TestStorageFlags(t *testing.T) {
 			Bytes       int64
 			MemoryLimit int64 `json:"memory_limit"`
 		}
-		Components []struct {
+		Path []struct {
 			RSS, DoF float64
 		}
 	}
@@ -53,11 +53,11 @@ func TestStorageFlags(t *testing.T) {
 		if d.Storage.Kind != c.kind || d.Storage.Bytes != c.bytes {
 			t.Errorf("%v: storage %+v, want %s with %d bytes", c.args, d.Storage, c.kind, c.bytes)
 		}
-		if len(d.Components) != len(ref.Components) {
-			t.Fatalf("%v: %d components, dense %d", c.args, len(d.Components), len(ref.Components))
+		if len(ref.Path) != 5 || len(d.Path) != len(ref.Path) {
+			t.Fatalf("%v: %d path rows, dense %d", c.args, len(d.Path), len(ref.Path))
 		}
-		for i, s := range d.Components {
-			r := ref.Components[i]
+		for i, s := range d.Path {
+			r := ref.Path[i]
 			if !(math.Abs(s.RSS-r.RSS) <= 1e-10*r.RSS) || !(math.Abs(s.DoF-r.DoF) <= 1e-10*r.DoF) {
 				t.Errorf("%v: m = %d: RSS %g DoF %g, dense %g %g", c.args, i, s.RSS, s.DoF, r.RSS, r.DoF)
 			}
@@ -72,12 +72,12 @@ func TestStorageFlags(t *testing.T) {
 	lin := fit("--kernel", "linear", "--components", "2", "--storage", "dense")
 	for _, args := range [][]string{{"--kernel", "linear", "--components", "2"}, {"--kernel", "linear", "--components", "2", "--storage", "features"}} {
 		d := fit(args...)
-		if d.Storage.Kind != "features" || d.Storage.Bytes != 8*300*2 || len(d.Components) != len(lin.Components) {
-			t.Errorf("%v: storage %+v, %d components, want features with %d bytes", args, d.Storage, len(d.Components), 8*300*2)
+		if d.Storage.Kind != "features" || d.Storage.Bytes != 8*300*2 || len(d.Path) != len(lin.Path) {
+			t.Errorf("%v: storage %+v, %d path rows, want features with %d bytes", args, d.Storage, len(d.Path), 8*300*2)
 			continue
 		}
-		for i, s := range d.Components {
-			r := lin.Components[i]
+		for i, s := range d.Path {
+			r := lin.Path[i]
 			if !(math.Abs(s.RSS-r.RSS) <= 1e-10*r.RSS) || !(math.Abs(s.DoF-r.DoF) <= 1e-10*r.DoF) {
 				t.Errorf("%v: m = %d: RSS %g DoF %g, dense %g %g", args, i, s.RSS, s.DoF, r.RSS, r.DoF)
 			}

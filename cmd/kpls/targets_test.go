@@ -77,8 +77,9 @@ func TestSeveralTargetsThroughTheCommand(t *testing.T) {
 		}
 		var doc struct {
 			Targets []struct {
-				Target   string
-				Training struct{ RMSE float64 }
+				Target     string
+				Components int // M, the components fitted
+				Training   struct{ RMSE float64 }
 			}
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Targets) != 2 {
@@ -91,13 +92,17 @@ func TestSeveralTargetsThroughTheCommand(t *testing.T) {
 				t.Fatalf("%s %s: exit %d: %s", cmd[0], target, code, stderr)
 			}
 			var single struct {
-				Target   string
-				Training struct{ RMSE float64 }
+				Target     string
+				Components int
+				Training   struct{ RMSE float64 }
 			}
 			if err := json.Unmarshal([]byte(out), &single); err != nil {
 				t.Fatal(err)
 			}
 			got := doc.Targets[i]
+			if got.Components < 1 || got.Components != single.Components {
+				t.Errorf("%s target %d: components %d, alone %d", cmd[0], i, got.Components, single.Components)
+			}
 			if got.Target != target || math.Abs(got.Training.RMSE-single.Training.RMSE) > 1e-10*math.Max(1, single.Training.RMSE) {
 				t.Errorf("%s target %d: %q RMSE %v, alone %q %v", cmd[0], i, got.Target, got.Training.RMSE, single.Target, single.Training.RMSE)
 			}
@@ -118,12 +123,16 @@ func TestSeveralTargetsThroughTheCommand(t *testing.T) {
 	}
 	var pd struct {
 		Targets []struct {
+			M           *int // the m each target's model predicts with
 			Predictions []struct{ Yhat float64 }
 			Target      *struct{ Name string }
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &pd); err != nil || len(pd.Targets) != 2 {
 		t.Fatalf("%v:\n%s", err, out)
+	}
+	if pd.Targets[0].M == nil || pd.Targets[1].M == nil || strings.Contains(out, `"components"`) {
+		t.Errorf(`every target's document says "m" and none "components":\n%s`, out)
 	}
 	if pd.Targets[0].Target != nil || pd.Targets[1].Target == nil || pd.Targets[1].Target.Name != "y2" || len(pd.Targets[1].Predictions) != 3 {
 		t.Errorf("targets compared: %s", out)

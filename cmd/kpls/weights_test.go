@@ -40,10 +40,10 @@ func TestFitWeights(t *testing.T) {
 	test := writeFile(t, "test.csv", noisyCSV(20, 0.2, 5))
 	dir := t.TempDir()
 	type fitDoc struct {
-		N          int
-		Features   []string
-		Components []struct{ RSS, DoF, Sigma float64 }
-		Weights    *struct {
+		N        int
+		Features []string
+		Path     []struct{ RSS, DoF, Sigma float64 }
+		Weights  *struct {
 			Column string
 			Total  float64
 			Zero   int `json:"zero_rows"`
@@ -78,8 +78,11 @@ func TestFitWeights(t *testing.T) {
 		t.Errorf("inspect of the weighted model: exit %d, %+v, want version 5 and N = %v", code, info, total)
 	}
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	for m := range dr.Components {
-		a, b := dw.Components[m], dr.Components[m]
+	if len(dr.Path) != 5 || len(dw.Path) != len(dr.Path) {
+		t.Fatalf("path rows: weighted %d, repeated %d, want 5 (m = 0..4)", len(dw.Path), len(dr.Path))
+	}
+	for m := range dr.Path {
+		a, b := dw.Path[m], dr.Path[m]
 		if !close(a.RSS, b.RSS) || !close(a.DoF, b.DoF) || !close(a.Sigma, b.Sigma) {
 			t.Errorf("m=%d: weighted %+v, repeated %+v", m, a, b)
 		}

@@ -152,6 +152,9 @@ func (b *bodyDecoder) request() (*predictRequest, *mat.Dense, error) {
 		}
 		name, _ := tok.(string) // the decoder only returns strings as object keys
 		i := slices.Index(requestFields, name)
+		if now, ok := renamedFields[name]; ok {
+			return nil, nil, badRequest("field %q is now %q: give the number of components to predict with as %q", name, now, now)
+		}
 		if i < 0 {
 			return nil, nil, badRequest("unknown field %s (the fields are %s; names are case-sensitive)", echo(name), strings.Join(requestFields, ", "))
 		}
@@ -167,13 +170,13 @@ func (b *bodyDecoder) request() (*predictRequest, *mat.Dense, error) {
 			x, err = b.matrix()
 		case "rows":
 			x, err = b.named()
-		case "components":
+		case "m":
 			err = b.number(name, func(num string) error {
 				c, err := strconv.Atoi(num)
 				if err != nil {
-					return badRequest(`"components": bad JSON: number %s is not a valid int`, clip(num))
+					return badRequest(`"m": bad JSON: number %s is not a valid int`, clip(num))
 				}
-				req.Components = &c
+				req.M = &c
 				return nil
 			})
 		case "level":

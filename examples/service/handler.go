@@ -73,7 +73,7 @@ type Server struct {
 // NewServer returns a server for the predictors of one model file
 // (kpls.Load): one, or one per target, sharing their inputs. Every
 // request predicts every target, each with its recorded choice of m,
-// or with the request's components where the target is one model.
+// or with the request's m where the target is one model.
 func NewServer(ps ...kpls.Predictor) (*Server, error) {
 	if len(ps) == 0 {
 		return nil, errors.New("no predictors to serve")
@@ -158,7 +158,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	h := health{
 		Status: "ok", N: s.first.N, D: s.first.D, Features: s.features,
-		Components: s.first.Members[0].MaxComponents, DefaultComponents: s.first.Members[0].M,
+		Components: s.first.Members[0].MaxComponents, M: defaultM(s.first),
 	}
 	if s.targets == nil {
 		h.Mean = membersOf(s.first)
@@ -168,30 +168,44 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		sm := p.Summary()
-		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: sm.Members[0].MaxComponents, DefaultComponents: sm.Members[0].M, Mean: membersOf(sm)})
+		h.Targets = append(h.Targets, targetHealth{Target: s.targets[i], Components: sm.Members[0].MaxComponents, M: defaultM(sm), Mean: membersOf(sm)})
 	}
 	writeJSON(w, http.StatusOK, h)
 }
 
+// health is the answer of /healthz. Components is M, the number of
+// components the model holds (a request's "m" lies in 0..M), and M the m
+// it predicts with when the request gives none; a mean of several models
+// has no one m (M is left out, each member's is in Mean) and its
+// Components is its first model's.
 type health struct {
-	Status            string   `json:"status"`
-	N                 int      `json:"n"`
-	D                 int      `json:"d"`
-	Features          []string `json:"features,omitempty"`
-	Components        int      `json:"components"`
-	DefaultComponents int      `json:"default_components"`
+	Status     string   `json:"status"`
+	N          int      `json:"n"`
+	D          int      `json:"d"`
+	Features   []string `json:"features,omitempty"`
+	Components int      `json:"components"`
+	M          *int     `json:"m,omitempty"`
 	// Mean lists the models a mean of several averages (kpls select
-	// --average-within); components are then its first model's.
+	// --average-within), each with its m.
 	Mean []member `json:"mean,omitempty"`
-	// Targets, with a file of several models: each one's components.
+	// Targets, with a file of several models: each one's components and m.
 	Targets []targetHealth `json:"targets,omitempty"`
 }
 
 type targetHealth struct {
-	Target            string   `json:"target"`
-	Components        int      `json:"components"`
-	DefaultComponents int      `json:"default_components"`
-	Mean              []member `json:"mean,omitempty"`
+	Target     string   `json:"target"`
+	Components int      `json:"components"`
+	M          *int     `json:"m,omitempty"`
+	Mean       []member `json:"mean,omitempty"`
+}
+
+// defaultM is the m a predictor predicts with, nil for a mean of several
+// models, which has none.
+func defaultM(sm kpls.Summary) *int {
+	if len(sm.Members) > 1 {
+		return nil
+	}
+	return &sm.Members[0].M
 }
 
 // member is one model of a mean: its kernel and the m it predicts with.
@@ -242,9 +256,9 @@ type targetResponse struct {
 }
 
 type predictResponse struct {
-	Components int `json:"components"`
-	// Mean lists the models whose mean predicted (components is then
-	// the first one's m).
+	// M is the number of components the prediction used; left out for
+	// a mean of several models, whose members' m are in Mean.
+	M         *int     `json:"m,omitempty"`
 	Mean      []member `json:"mean,omitempty"`
 	Level     *float64 `json:"level,omitempty"`
 	Intervals bool     `json:"intervals,omitempty"` // se, lower and upper are a new y's
@@ -309,7 +323,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	points, _ := x.Dims()
 	info.points, info.bands = points, req.Level != nil
-	ps, err := s.atComponents(req.Components)
+	ps, err := s.atM(req.M)
 	if err != nil {
 		fail(http.StatusBadRequest, "%v", err)
 		return
@@ -351,9 +365,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, all)
 }
 
-// atComponents is the predictors with the request's components, when
-// given: a mean of several models has no one m to change.
-func (s *Server) atComponents(comp *int) ([]kpls.Predictor, error) {
+// atM is the predictors with the request's m, when given: a mean of
+// several models has no one m to change.
+func (s *Server) atM(comp *int) ([]kpls.Predictor, error) {
 	if comp == nil {
 		return s.predictors, nil
 	}
@@ -363,9 +377,9 @@ func (s *Server) atComponents(comp *int) ([]kpls.Predictor, error) {
 		m, ok := p.(*kpls.Model)
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("components: the model%s is the mean of %d models, each with its own m (kpls select --average-within): leave components out", s.targetLabel(i), len(sm.Members))
+			return nil, fmt.Errorf(`"m": the model%s is the mean of %d models, each with its own m (kpls select --average-within): leave "m" out`, s.targetLabel(i), len(sm.Members))
 		case *comp < 0 || *comp > sm.Members[0].MaxComponents:
-			return nil, fmt.Errorf("components: %d, the model%s has 0..%d valid components", *comp, s.targetLabel(i), sm.Members[0].MaxComponents)
+			return nil, fmt.Errorf(`"m": %d, the model%s has 0..%d valid components`, *comp, s.targetLabel(i), sm.Members[0].MaxComponents)
 		}
 		var err error
 		if out[i], err = m.At(*comp); err != nil {
@@ -382,7 +396,7 @@ func (s *Server) atComponents(comp *int) ([]kpls.Predictor, error) {
 // extrapolates to it (kpls.Extrapolation), all in one call.
 func predictWith(ctx context.Context, p kpls.Predictor, x *mat.Dense, req *predictRequest) (predictResponse, error) {
 	sm := p.Summary()
-	resp := predictResponse{Components: sm.Members[0].M, Mean: membersOf(sm), Level: req.Level, Intervals: req.Intervals}
+	resp := predictResponse{M: defaultM(sm), Mean: membersOf(sm), Level: req.Level, Intervals: req.Intervals}
 	opt := kpls.PredictOptions{Diagnostics: req.Leverage || req.Outside}
 	if req.Level != nil {
 		opt.Level, opt.Uncertainty = *req.Level, kpls.ConfidenceBand

@@ -67,15 +67,15 @@ func loadTestModel(t testing.TB) *kpls.Model {
 }
 
 type testRequest struct {
-	X          [][]float64 `json:"x"`
-	Components *int        `json:"components,omitempty"`
-	Level      *float64    `json:"level,omitempty"`
-	Leverage   bool        `json:"leverage,omitempty"`
-	Outside    bool        `json:"outside,omitempty"`
+	X        [][]float64 `json:"x"`
+	M        *int        `json:"m,omitempty"`
+	Level    *float64    `json:"level,omitempty"`
+	Leverage bool        `json:"leverage,omitempty"`
+	Outside  bool        `json:"outside,omitempty"`
 }
 
 type testResponse struct {
-	Components  int         `json:"components"`
+	M           *int        `json:"m"`
 	Level       *float64    `json:"level"`
 	Predictions []testPoint `json:"predictions"`
 	Error       string      `json:"error"`
@@ -135,7 +135,7 @@ func makeCases(t *testing.T, ref *kpls.Model, count int) []testCase {
 		c.comp = def
 		if rng.IntN(2) == 0 {
 			c.comp = rng.IntN(maxComponents(ref) + 1)
-			req.Components = &c.comp
+			req.M = &c.comp
 		}
 		if rng.IntN(2) == 0 {
 			c.level = &levels[rng.IntN(len(levels))]
@@ -182,8 +182,8 @@ func (c *testCase) check(status int, body []byte) error {
 	if status != http.StatusOK {
 		return fmt.Errorf("status %d: %s", status, body)
 	}
-	if got.Components != c.comp || len(got.Predictions) != len(c.want) {
-		return fmt.Errorf("components %d with %d predictions, want %d with %d", got.Components, len(got.Predictions), c.comp, len(c.want))
+	if got.M == nil || *got.M != c.comp || len(got.Predictions) != len(c.want) {
+		return fmt.Errorf("m %v with %d predictions, want %d with %d", got.M, len(got.Predictions), c.comp, len(c.want))
 	}
 	if (c.level != nil) != bytes.Contains(body, []byte(`"se"`)) {
 		return fmt.Errorf("bands asked for: %v, yet the body is %.200s", c.level != nil, body)
@@ -261,10 +261,10 @@ func TestBadRequests(t *testing.T) {
 		{"level 1", `{"x": [[1,2,3]], "level": 1}`, 400, "level"},
 		{"level 98", `{"x": [[1,2,3]], "level": 98}`, 400, "level"},
 		{"level -0.5", `{"x": [[1,2,3]], "level": -0.5}`, 400, "level"},
-		{"components -1", `{"x": [[1,2,3]], "components": -1}`, 400, "components"},
-		{"components too many", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d}`, maxComponents(m)+1), 400, "components"},
-		{"components too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.9}`, maxComponents(m)+1), 400, "components"},
-		{"components fractional", `{"x": [[1,2,3]], "components": 1.5}`, 400, "bad JSON"},
+		{"m -1", `{"x": [[1,2,3]], "m": -1}`, 400, `"m": -1`},
+		{"m too many", fmt.Sprintf(`{"x": [[1,2,3]], "m": %d}`, maxComponents(m)+1), 400, "valid components"},
+		{"m too many, bands", fmt.Sprintf(`{"x": [[1,2,3]], "m": %d, "level": 0.9}`, maxComponents(m)+1), 400, "valid components"},
+		{"m fractional", `{"x": [[1,2,3]], "m": 1.5}`, 400, "bad JSON"},
 		{"too large", big, 413, "exceeds"},
 	} {
 		status, body := post(t, srv.Client(), srv.URL, []byte(tc.body))
@@ -307,13 +307,15 @@ func TestHealthz(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var h health
+	// "components" is M, the number of components fitted, and "m" the
+	// number a prediction uses by default: the vocabulary of kpls predict.
+	var h map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := health{Status: "ok", N: 300, D: 3, Components: maxComponents(m), DefaultComponents: m.Chosen().M}
+	want := map[string]any{"status": "ok", "n": 300.0, "d": 3.0, "components": float64(maxComponents(m)), "m": float64(m.Chosen().M)}
 	if resp.StatusCode != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
-		t.Errorf("status %d, %+v; want %+v", resp.StatusCode, h, want)
+		t.Errorf("status %d, %v; want %v", resp.StatusCode, h, want)
 	}
 }
 
@@ -325,7 +327,7 @@ func TestTimeout(t *testing.T) {
 	s.Timeout = time.Nanosecond
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	body := fmt.Sprintf(`{"x": [[1,2,3]], "components": %d, "level": 0.98}`, maxComponents(m))
+	body := fmt.Sprintf(`{"x": [[1,2,3]], "m": %d, "level": 0.98}`, maxComponents(m))
 	status, b := post(t, srv.Client(), srv.URL, []byte(body))
 	if status != http.StatusServiceUnavailable || !bytes.Contains(b, []byte(`"error"`)) {
 		t.Errorf("status %d, body %s; want 503", status, b)

@@ -2,10 +2,12 @@
 //
 //	go run . -model model.kpls -addr 127.0.0.1:8080     (in examples/service, a module of its own)
 //
-// POST /predict takes {"x": [[…], …], "components": m, "level": 0.98} (or
+// POST /predict takes {"x": [[…], …], "m": 4, "level": 0.98} (or
 // the points by feature name: {"rows": [{"x1": …, "x2": …}, …]}) and answers
-// {"components": m, "predictions": [{"yhat": …, "se": …, "lower": …,
-// "upper": …}, …]}; GET /healthz reports the model's size, GET /metrics
+// {"m": 4, "predictions": [{"yhat": …, "se": …, "lower": …,
+// "upper": …}, …]}: "m" is the number of components a prediction uses,
+// "components" (in /healthz) the number fitted. GET /healthz reports the
+// model's size and the m it predicts with by default, GET /metrics
 // the Prometheus metrics. Every request is logged as one JSON line on
 // stderr. See README.md.
 package main
@@ -73,7 +75,7 @@ func run(modelPath, addr string, timeout time.Duration, maxBytes int64, maxPoint
 	}
 	s.Timeout, s.MaxBytes, s.MaxPoints, s.BandBudget = timeout, maxBytes, maxPoints, budget
 	first := s.first
-	slog.Info("model loaded", "file", modelPath, "n", first.N, "d", first.D, "components", first.Members[0].MaxComponents, "default_components", first.Members[0].M, "targets", len(ps))
+	slog.Info("model loaded", "file", modelPath, "n", first.N, "d", first.D, "components", first.Members[0].MaxComponents, "m", first.Members[0].M, "targets", len(ps))
 	if warm {
 		start := time.Now()
 		// Any point will do: the first band request builds each model's

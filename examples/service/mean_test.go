@@ -20,7 +20,8 @@ import (
 // TestServeMean serves the file kpls select --average-within writes (a
 // mean of several models, format version 5): plain predictions and bands
 // are bit for bit the mean's own (kpls.Mean), the response and /healthz
-// list the models averaged, a request's components is a 400, and the
+// list the models averaged and say no "m" (a mean has no one m), a
+// request's "m" is a 400, and the
 // band budget counts every model's m.
 func TestServeMean(t *testing.T) {
 	ctx := context.Background()
@@ -83,8 +84,13 @@ func TestServeMean(t *testing.T) {
 			req.Level == nil && resp.Noise != nil {
 			t.Errorf("level %v: noise level %+v, want s = %v from the RMSECV", req.Level != nil, resp.Noise, s)
 		}
-		if len(resp.Mean) != len(mean.Members()) || resp.Components != sel.Model.Chosen().M {
-			t.Errorf("the response lists %d models at m = %d, the mean has %d, the first at m = %d", len(resp.Mean), resp.Components, len(mean.Members()), sel.Model.Chosen().M)
+		if len(resp.Mean) != len(mean.Members()) || resp.M != nil {
+			t.Errorf("the response lists %d models and m = %v, the mean has %d models and no one m", len(resp.Mean), resp.M, len(mean.Members()))
+		}
+		for i, mb := range resp.Mean {
+			if mb.M != mean.Members()[i].Chosen().M {
+				t.Errorf("member %d: m = %d, the mean's has %d", i, mb.M, mean.Members()[i].Chosen().M)
+			}
 		}
 		for i, p := range resp.Predictions {
 			want := plain[i]
@@ -103,9 +109,9 @@ func TestServeMean(t *testing.T) {
 		}
 	}
 	two := 2
-	body, _ := json.Marshal(testRequest{X: rows, Components: &two})
-	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusBadRequest || !strings.Contains(string(out), "mean of") {
-		t.Errorf("components on a mean: status %d: %s", code, out)
+	body, _ := json.Marshal(testRequest{X: rows, M: &two})
+	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusBadRequest || !strings.Contains(string(out), "mean of") || !strings.Contains(string(out), `leave \"m\" out`) {
+		t.Errorf("m on a mean: status %d: %s", code, out)
 	}
 	resp, err := srv.Client().Get(srv.URL + "/healthz")
 	if err != nil {
@@ -114,7 +120,7 @@ func TestServeMean(t *testing.T) {
 	hb, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	var h health
-	if err := json.Unmarshal(hb, &h); err != nil || len(h.Mean) != len(mean.Members()) {
+	if err := json.Unmarshal(hb, &h); err != nil || len(h.Mean) != len(mean.Members()) || h.M != nil || h.Components < 1 {
 		t.Errorf("/healthz: %v %s", err, hb)
 	}
 	// The budget admits the bands of one model at its m, not of the mean.

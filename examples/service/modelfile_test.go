@@ -109,7 +109,7 @@ func TestSeveralTargets(t *testing.T) {
 	}
 	level := 0.9
 	two := 2
-	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, Components: &two}} {
+	for _, req := range []testRequest{{X: rows}, {X: rows, Level: &level}, {X: rows, M: &two}} {
 		body, _ := json.Marshal(req)
 		code, out := post(t, srv.Client(), srv.URL, body)
 		var resp targetsResponse
@@ -119,11 +119,11 @@ func TestSeveralTargets(t *testing.T) {
 		for i, tr := range resp.Targets {
 			m := ms[i]
 			comp := m.Chosen().M
-			if req.Components != nil {
-				comp = *req.Components
+			if req.M != nil {
+				comp = *req.M
 			}
-			if tr.Target != names[i] || tr.Components != comp || len(tr.Predictions) != 3 {
-				t.Fatalf("target %d: %q, m = %d (want %q, %d), %d predictions", i, tr.Target, tr.Components, names[i], comp, len(tr.Predictions))
+			if tr.Target != names[i] || tr.M == nil || *tr.M != comp || len(tr.Predictions) != 3 {
+				t.Fatalf("target %d: %q, m = %v (want %q, %d), %d predictions", i, tr.Target, tr.M, names[i], comp, len(tr.Predictions))
 			}
 			var lvl *float64
 			if req.Level != nil {
@@ -142,7 +142,7 @@ func TestSeveralTargets(t *testing.T) {
 		}
 	}
 	five := 5
-	body, _ := json.Marshal(testRequest{X: rows, Components: &five})
+	body, _ := json.Marshal(testRequest{X: rows, M: &five})
 	if code, out := post(t, srv.Client(), srv.URL, body); code != http.StatusBadRequest || !strings.Contains(string(out), `target \"y2\" has 0..3`) {
 		t.Errorf("m = 5 beyond y2's 3 components: status %d: %s", code, out)
 	}
@@ -155,9 +155,11 @@ func TestSeveralTargets(t *testing.T) {
 		Targets []struct {
 			Target     string
 			Components int
+			M          *int
 		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Targets) != 2 || h.Targets[1].Target != "y2" || h.Targets[1].Components != 3 {
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Targets) != 2 || h.Targets[1].Target != "y2" || h.Targets[1].Components != 3 ||
+		h.Targets[0].M == nil || *h.Targets[0].M != ms[0].Chosen().M || h.Targets[1].M == nil || *h.Targets[1].M != ms[1].Chosen().M {
 		t.Errorf("healthz: %+v, %v", h, err)
 	}
 }

@@ -49,7 +49,9 @@ func TestStrictJSON(t *testing.T) {
 		{"null row", `{"x": [[1,2,3], null]}`, 400, "row 2 is null"},
 		{"null x", `{"x": null}`, 400, `"x" is null`},
 		{"null level", `{"x": [[1,2,3]], "level": null}`, 400, `"level" is null`},
-		{"null components", `{"x": [[1,2,3]], "components": null}`, 400, `"components" is null`},
+		{"null m", `{"x": [[1,2,3]], "m": null}`, 400, `"m" is null`},
+		{"m a string", `{"x": [[1,2,3]], "m": "2"}`, 400, "JSON string"},
+		{"upper-case M", `{"x": [[1,2,3]], "M": 2}`, 400, `unknown field "M"`},
 		{"string cell", `{"x": [[1,"2",3]]}`, 400, "JSON string"},
 		{"string level", `{"x": [[1,2,3]], "level": "0.9"}`, 400, "JSON string"},
 		{"upper-case X", `{"X": [[1,2,3]]}`, 400, `unknown field "X"`},
@@ -123,6 +125,39 @@ func TestStrictJSON(t *testing.T) {
 	defer plain.Close()
 	if status, body := post(t, plain.Client(), plain.URL, []byte(`{"rows": [{"x1":1,"x2":2,"x3":3}]}`)); status != 400 || !bytes.Contains(body, []byte("without feature names")) {
 		t.Errorf("rows on an unnamed model: %d %s", status, body)
+	}
+}
+
+// TestOldComponentsKey: the request field that sets the number of
+// components a prediction uses was "components"; it is "m" now, as in
+// the response, /healthz and kpls predict --json ("components" is only
+// ever the number fitted). A body with the old name is refused with a
+// 400 that names the new one, whatever its value, and the same body with
+// "m" is served.
+func TestOldComponentsKey(t *testing.T) {
+	m := loadTestModel(t)
+	srv := httptest.NewServer(mustServer(t, m))
+	defer srv.Close()
+	for _, body := range []string{
+		`{"x": [[1,2,3]], "components": 2}`,
+		`{"components": 2, "x": [[1,2,3]], "level": 0.9}`,
+		`{"x": [[1,2,3]], "components": null}`,
+		`{"x": [[1,2,3]], "components": "two"}`,
+	} {
+		status, out := post(t, srv.Client(), srv.URL, []byte(body))
+		var e testResponse
+		if err := json.Unmarshal(out, &e); err != nil || status != http.StatusBadRequest ||
+			!strings.Contains(e.Error, `field "components" is now "m"`) || !strings.Contains(e.Error, "number of components to predict with") {
+			t.Errorf("%s: status %d, %s; want 400 saying to use \"m\"", body, status, out)
+		}
+	}
+	status, out := post(t, srv.Client(), srv.URL, []byte(`{"x": [[1,2,3]], "m": 2}`))
+	var got testResponse
+	if err := json.Unmarshal(out, &got); err != nil || status != http.StatusOK || got.M == nil || *got.M != 2 || len(got.Predictions) != 1 {
+		t.Errorf(`with "m": 2: status %d, %s`, status, out)
+	}
+	if bytes.Contains(out, []byte(`"components"`)) {
+		t.Errorf(`the response says "components" for the m it used: %s`, out)
 	}
 }
 

@@ -47,7 +47,7 @@ func TestRanksReproduceOneProcess(t *testing.T) {
 		t.Run(fmt.Sprint("ranks=", ranks), func(t *testing.T) {
 			model := filepath.Join(dir, fmt.Sprintf("r%d.kpls", ranks))
 			got := runJSON(t, mpirun(ranks), withMPI, append(fitArgs, "--model", model)...)
-			compareTables(t, "fit", got["components"], ref["components"], "rss", "dof")
+			compareTables(t, "fit", got["path"], ref["path"], "rss", "dof")
 			compareModelFiles(t, plain, model, filepath.Join(dir, "ref.kpls"), test, int(ref["valid_components"].(float64)))
 			pred := runJSON(t, mpirun(ranks), withMPI, "predict", "--model", model, "--data", test, "--bands", "--json")
 			compareTables(t, "predict", pred["predictions"], refPred["predictions"], "yhat", "se")
@@ -88,7 +88,7 @@ func TestStandardInput(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
-	compareTables(t, "fit of standard input", got["components"], want["components"], "rss", "dof")
+	compareTables(t, "fit of standard input", got["path"], want["path"], "rss", "dof")
 }
 
 // TestFailedRankEndsTheRun checks that an error on the rank that reads the
