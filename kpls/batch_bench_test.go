@@ -93,7 +93,7 @@ func benchFitter(n int, s Storage) (*fitter, error) {
 	// Room for the storage asked for; hybrid gets half the triangle's 4n²
 	// bytes (BenchmarkCVStep reports the fraction cached). Until
 	// 2026-11-27 hybrid had 4n², which holds nearly every tile.
-	limit := KernelBytes(StorageDense, n)
+	limit := StorageDense.Bytes(n)
 	if s == StorageHybrid {
 		limit = 2 * int64(n) * int64(n)
 	}

@@ -251,9 +251,11 @@ func kernelJSON(k Kernel) (json.RawMessage, error) {
 }
 
 // MaxComponents is the largest number of components n×d data allow with
-// kernel k: n−1, and for kernels with a finite feature space (linear,
+// o.Kernel: n−1, and for kernels with a finite feature space (linear,
 // polynomial) also its dimension.
-func MaxComponents(k Kernel, n, d int) int {
+func (o Options) MaxComponents(n, d int) int { return maxComponents(o.Kernel, n, d) }
+
+func maxComponents(k Kernel, n, d int) int {
 	b := behaviourOf(k)
 	if b == nil {
 		return n - 1

@@ -270,7 +270,7 @@ func TestModelFileV4RoundTrip(t *testing.T) {
 	for _, k := range []Kernel{RBF{Width: 1.3}, Linear{}, Polynomial{Degree: 2, Offset: 0.5}, Laplacian{Width: 2}, Matern{Nu: 1.5}, Matern{Nu: 2.5, Width: 0.7}} {
 		for _, raw := range []bool{false, true} {
 			what := fmt.Sprintf("%s raw=%v", kernelLabel(k), raw)
-			m, err := Fit(ctx, Data{X: x, Y: vec(y), FeatureNames: []string{"a", "b", "c"}, TargetNames: []string{"y"}}, Options{Kernel: k, Components: min(5, MaxComponents(k, 50, 3)), RawFeatures: raw, Lanczos: 12, Seed: 7}, nil)
+			m, err := Fit(ctx, Data{X: x, Y: vec(y), FeatureNames: []string{"a", "b", "c"}, TargetNames: []string{"y"}}, Options{Kernel: k, Components: min(5, maxComponents(k, 50, 3)), RawFeatures: raw, Lanczos: 12, Seed: 7}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

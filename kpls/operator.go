@@ -55,16 +55,21 @@ func parseStorage(s string) (Storage, error) {
 	return "", fmt.Errorf("%w: %q (want auto, dense, float32, hybrid, matrix-free or features)", ErrStorage, s)
 }
 
-// DefaultMemoryLimit is the memory limit for the kernel matrix when
-// Resources.MemoryLimit is zero: a quarter of physical memory (2 GiB where it
-// cannot be read), room for it next to the fit's n × components arrays,
-// the inputs and everything else on the machine.
-func DefaultMemoryLimit() int64 { return kernelop.DefaultLimit() }
+// Memory returns the bytes the kernel matrix may take: MemoryLimit, or
+// when it is zero a quarter of physical memory (2 GiB where it cannot be
+// read), room for it next to the fit's n × components arrays, the inputs
+// and everything else on the machine.
+func (r Resources) Memory() int64 {
+	if r.MemoryLimit > 0 {
+		return r.MemoryLimit
+	}
+	return kernelop.DefaultLimit()
+}
 
-// KernelBytes returns the memory a storage needs for the kernel matrix of
-// n rows; hybrid, matrix-free and features return 0 (hybrid uses what the
-// limit gives it; features holds the n×d centred inputs, 8nd bytes).
-func KernelBytes(s Storage, n int) int64 {
+// Bytes returns the memory s needs for the kernel matrix of n rows;
+// hybrid, matrix-free and features return 0 (hybrid uses what the limit
+// gives it; features holds the n×d centred inputs, 8nd bytes).
+func (s Storage) Bytes(n int) int64 {
 	switch s {
 	case StorageDense:
 		return kernelop.DenseBytes(n)
@@ -85,7 +90,7 @@ func KernelBytes(s Storage, n int) int64 {
 func (o *config) storageFor(n int) (Storage, int64, error) {
 	limit := o.MemoryLimit
 	if limit == 0 {
-		limit = DefaultMemoryLimit()
+		limit = kernelop.DefaultLimit()
 	}
 	s := o.Storage
 	linear := mustBehave(o.Kernel).inputs() == inputLinear
@@ -101,7 +106,7 @@ func (o *config) storageFor(n int) (Storage, int64, error) {
 		}
 		return s, limit, nil
 	case StorageDense, StorageFloat32:
-		if need := KernelBytes(s, n); need > limit {
+		if need := s.Bytes(n); need > limit {
 			return "", 0, fmt.Errorf("%w: n = %d needs %.1f GB for the %s kernel matrix, over the memory limit of %.1f GB (raise MemoryLimit, or use storage hybrid or matrix-free)",
 				ErrTooLarge, n, float64(need)/1e9, s, float64(limit)/1e9)
 		}

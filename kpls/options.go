@@ -117,7 +117,7 @@ type Resources struct {
 	// that loads it.
 	Storage Storage
 	// MemoryLimit is the bytes the kernel matrix may take; zero means
-	// DefaultMemoryLimit(). Storage forced to dense or float32 beyond it
+	// Resources.Memory(). Storage forced to dense or float32 beyond it
 	// is an error (ErrTooLarge); hybrid storage caches this much.
 	MemoryLimit int64
 	// Backend does the linear algebra; nil means blas.Default().
@@ -293,7 +293,7 @@ func (o *config) steps(maxComp int) int {
 // maxComponents is the largest number of components the data allow: n−1,
 // and for kernels with a finite feature space (linear, polynomial) also
 // its dimension.
-func (o *config) maxComponents(n, d int) int { return MaxComponents(o.Kernel, n, d) }
+func (o *config) maxComponents(n, d int) int { return maxComponents(o.Kernel, n, d) }
 
 func (o *config) probes(n int) int {
 	if o.Probes > 1 {

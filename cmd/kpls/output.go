@@ -155,16 +155,16 @@ type storageJSON struct {
 func storageOf(m *kpls.Model, r kpls.Resources) storageJSON {
 	limit := r.MemoryLimit
 	if limit == 0 {
-		limit = kpls.DefaultMemoryLimit()
+		limit = kpls.Resources{}.Memory()
 	}
 	sm := m.Summary()
 	s := sm.Storage
-	b := kpls.KernelBytes(s, sm.N)
+	b := s.Bytes(sm.N)
 	switch s {
 	case kpls.StorageFeatures:
 		b = 8 * int64(sm.N) * int64(sm.D)
 	case kpls.StorageHybrid:
-		b = min(limit, kpls.KernelBytes(kpls.StorageDense, sm.N))
+		b = min(limit, kpls.StorageDense.Bytes(sm.N))
 	}
 	return storageJSON{Kind: s, Bytes: b, MemoryLimit: limit}
 }

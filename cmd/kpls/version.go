@@ -61,7 +61,7 @@ func versionInfo() versionJSON {
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.GOMAXPROCS(0),
 		Backend: blas.Name(blas.Default()), Backends: blas.Available(), ModelFiles: modelFilesInfo(), MPIRanks: mpiRanks}
 	v.SIMD, v.SIMDPaths = simd.Path(), simd.Available()
-	v.MemoryLimit = kpls.DefaultMemoryLimit()
+	v.MemoryLimit = kpls.Resources{}.Memory()
 	v.DenseUpTo = largestN(kpls.StorageDense, v.MemoryLimit)
 	v.Float32UpTo = largestN(kpls.StorageFloat32, v.MemoryLimit)
 	var simdErr error
@@ -142,7 +142,7 @@ func largestN(s kpls.Storage, limit int64) int {
 	lo, hi := 0, 1<<28 // 8n² stays within int64
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if kpls.KernelBytes(s, mid) <= limit {
+		if s.Bytes(mid) <= limit {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -62,7 +62,7 @@ func run(ctx context.Context, out io.Writer, widths string, comp, lanczos, held 
 			}
 			mc := min(len(m.Stats()), len(ref.Stats())) - 1
 			rss, df := diffs(m, ref, mc)
-			auto, err := kpls.Fit(ctx, data, o, &kpls.Resources{MemoryLimit: kpls.KernelBytes(kpls.StorageDense, nt) - 1})
+			auto, err := kpls.Fit(ctx, data, o, &kpls.Resources{MemoryLimit: kpls.StorageDense.Bytes(nt) - 1})
 			if err != nil {
 				return err
 			}

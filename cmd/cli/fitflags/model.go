@@ -60,7 +60,7 @@ func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	}
 	fs.Uint64Var(&m.Seed, "seed", 0, seed)
 	fs.StringVar(&m.Storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest), matrix-free (recomputed in every product) or features (the linear kernel through its centred inputs, 8nd bytes; auto's choice for it)")
-	fs.StringVar(&m.MemoryLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+FormatBytes(kpls.DefaultMemoryLimit())+" here)")
+	fs.StringVar(&m.MemoryLimit, "memory-limit", "", "`bytes` the kernel matrix may take, e.g. 6GiB, 8GB or 500MiB; empty means a quarter of physical memory ("+FormatBytes(kpls.Resources{}.Memory())+" here)")
 	fs.StringVar(&m.Weights, "weights", "", "`column` of frequency weights: a row of weight w counts as w copies of itself (w ≥ 0, not necessarily whole; 0 leaves the row out); never a feature")
 	m.Input.Register(fs, true)
 }
@@ -203,7 +203,7 @@ func (m *Model) checkLanczos(e *cli.Env, n, d int) error {
 		p.Degree = m.Degree
 		k = p
 	}
-	maxComp := kpls.MaxComponents(k, n, d)
+	maxComp := kpls.Options{Kernel: k}.MaxComponents(n, d)
 	comp := min(m.Components, maxComp)
 	switch {
 	case m.Lanczos < comp:

@@ -398,7 +398,7 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 	for _, g := range grid {
 		o := opts
 		o.Kernel, o.DoF = g, kpls.DoFNone
-		o.Components = min(comp, kpls.MaxComponents(g, ntr, d))
+		o.Components = min(comp, kpls.Options{Kernel: g}.MaxComponents(ntr, d))
 		m, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, o, res)
 		if err != nil {
 			return best, err
