@@ -249,16 +249,16 @@ func (o config) resolved(n, d int) (config, error) {
 		return o, fmt.Errorf("%w: the data allow no components", ErrComponents)
 	}
 	if o.Components < 0 {
-		return o, fmt.Errorf("%w: %d components", ErrComponents, o.Components)
+		return o, fmt.Errorf("%w: Options.Components: %d", ErrComponents, o.Components)
 	}
 	if o.Components == 0 {
 		o.Components = min(DefaultComponents, maxComp)
 	}
 	if o.Components > maxComp {
-		return o, fmt.Errorf("%w: %d components asked for, the data allow at most %d", ErrComponents, o.Components, maxComp)
+		return o, fmt.Errorf("%w: Options.Components: %d asked for, the data allow at most %d", ErrComponents, o.Components, maxComp)
 	}
 	if o.Lanczos < 0 {
-		return o, fmt.Errorf("%w: %d Lanczos steps", ErrBadOption, o.Lanczos)
+		return o, fmt.Errorf("%w: Options.Lanczos: %d steps", ErrBadOption, o.Lanczos)
 	}
 	if o.Lanczos == 0 {
 		o.Lanczos = max(DefaultLanczos, 2*o.Components)
@@ -266,10 +266,10 @@ func (o config) resolved(n, d int) (config, error) {
 	o.Lanczos = max(min(o.Lanczos, maxComp), o.Components)
 	if o.Probes < 0 || o.Probes == 1 {
 		// One probe has no spread, so no standard error.
-		return o, fmt.Errorf("%w: %d probes (want 0 for the default or at least 2)", ErrBadOption, o.Probes)
+		return o, fmt.Errorf("%w: Options.Probes: %d (want 0 for the default or at least 2)", ErrBadOption, o.Probes)
 	}
 	if o.MemoryLimit < 0 {
-		return o, fmt.Errorf("%w: memory limit %d bytes", ErrBadOption, o.MemoryLimit)
+		return o, fmt.Errorf("%w: Resources.MemoryLimit: %d bytes", ErrBadOption, o.MemoryLimit)
 	}
 	if o.Storage, err = parseStorage(string(o.Storage)); err != nil {
 		return o, err

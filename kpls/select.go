@@ -482,24 +482,24 @@ func (so *selectConfig) settings(n int) (selectSettings, error) {
 		return st, err
 	}
 	if st.folds = cmp.Or(so.Folds, DefaultFolds); st.crit == CV && (st.folds < 2 || st.folds > n) {
-		return st, fmt.Errorf("%w: %d folds for %d rows", ErrBadOption, st.folds, n)
+		return st, fmt.Errorf("%w: CrossValidation.Folds: %d folds for %d rows (want 2..n)", ErrBadOption, st.folds, n)
 	}
 	if so.Repeats < 0 {
-		return st, fmt.Errorf("%w: %d repeats of cross-validation", ErrBadOption, so.Repeats)
+		return st, fmt.Errorf("%w: CrossValidation.Repeats: %d (want 0 for once, or more)", ErrBadOption, so.Repeats)
 	}
 	if st.crit == CV {
 		st.repeats = max(so.Repeats, 1)
 	}
 	if so.MaxComponents < 0 {
-		return st, fmt.Errorf("%w: %d maximum components", ErrComponents, so.MaxComponents)
+		return st, fmt.Errorf("%w: SelectOptions.MaxComponents: %d (want 0 for what the data allow, or more)", ErrComponents, so.MaxComponents)
 	}
 	st.maxComp = cmp.Or(so.MaxComponents, math.MaxInt) // zero: what the data allow
 	if so.MaxPasses < 0 {
-		return st, fmt.Errorf("%w: a budget of %d passes", ErrBadOption, so.MaxPasses)
+		return st, fmt.Errorf("%w: SelectOptions.MaxPasses: a budget of %d passes", ErrBadOption, so.MaxPasses)
 	}
 	st.budget = cmp.Or(so.MaxPasses, DefaultMaxPasses)
 	if st.start = cmp.Or(so.Components, DefaultComponents); st.start < 0 {
-		return st, fmt.Errorf("%w: %d components", ErrComponents, st.start)
+		return st, fmt.Errorf("%w: SelectOptions.Components: %d", ErrComponents, st.start)
 	}
 	return st, nil
 }
@@ -515,7 +515,7 @@ func (so *selectConfig) criterion() (Criterion, Averaging, float64, error) {
 	crit = cmp.Or(crit, DefaultCriterion)
 	within := so.AverageWithin
 	if within < 0 || math.IsNaN(within) || math.IsInf(within, 0) {
-		return "", "", 0, fmt.Errorf("%w: AverageWithin %g, want a finite margin ≥ 0", ErrBadOption, within)
+		return "", "", 0, fmt.Errorf("%w: CrossValidation.AverageWithin: %g, want a finite margin ≥ 0", ErrBadOption, within)
 	}
 	avgBy, err := parseAveraging(string(so.AverageBy))
 	if err != nil {

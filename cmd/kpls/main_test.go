@@ -348,7 +348,7 @@ func TestBadInputs(t *testing.T) {
 		{"unreadable", []string{"fit", "--data", filepath.Join(dir, "nope.csv")}, "nope.csv", 1},
 		{"unknown target", []string{"fit", "--data", good, "--target", "zz"}, "zz", 1},
 		{"components 0", []string{"fit", "--data", good, "--components", "0"}, "--components", 2},
-		{"components too many", []string{"fit", "--data", good, "--components", "500"}, "components", 1},
+		{"components too many", []string{"fit", "--data", good, "--components", "500"}, "--components: 500 asked for, the data allow at most", 2},
 		{"components not a number", []string{"fit", "--data", good, "--components", "x"}, "-components", 2},
 		{"width 0", []string{"fit", "--data", good, "--width", "0"}, "--width", 2},
 		{"width negative", []string{"fit", "--data", good, "--width", "-1"}, "--width", 2},

@@ -275,19 +275,14 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 	}
 	cfg.crit = cmp.Or(cfg.crit, kpls.DefaultCriterion)
 	isCV := cfg.crit == kpls.CV
+	// The values themselves are the library's to check (its errors name
+	// the field, DataErr the flag); here only what the flags mean
+	// together, and the values a flag gives another meaning (0).
 	switch {
-	case isCV && cv.Folds < 2:
-		return cli.Usagef("--folds: %d, want at least 2", cv.Folds)
-	case cv.Repeats < 0:
-		return cli.Usagef("--repeats: %d, want at least 1 (0: automatic)", cv.Repeats)
 	case fs.IsSet("repeats") && !isCV:
 		return cli.Usagef("--repeats applies to cross-validation: --criterion cv")
-	case !(cv.AverageWithin >= 0) || math.IsInf(cv.AverageWithin, 0):
-		return cli.Usagef("--average-within: %g, want a fraction ≥ 0", cv.AverageWithin)
 	case fs.IsSet("average-within") && cv.AverageWithin > 0 && !isCV:
 		return cli.Usagef("--average-within averages the grid points cross-validation scored: --criterion cv")
-	case so.MaxComponents < 0:
-		return cli.Usagef("--max-components: %d, want at least 1 (0: what the data allow)", so.MaxComponents)
 	case so.MaxPasses < 1:
 		return cli.Usagef("--max-passes: %d, want at least 1", so.MaxPasses)
 	case cv.SharedKernel && !isCV:

@@ -215,10 +215,44 @@ func (m *Model) checkLanczos(e *cli.Env, n, d int) error {
 	return nil
 }
 
+// optionFlags are the flags behind the library's option fields, as its
+// errors name them.
+var optionFlags = []struct{ field, flag string }{
+	{"CrossValidation.Folds", "--folds"},
+	{"CrossValidation.Repeats", "--repeats"},
+	{"CrossValidation.AverageWithin", "--average-within"},
+	{"SelectOptions.MaxComponents", "--max-components"},
+	{"SelectOptions.MaxPasses", "--max-passes"},
+	{"SelectOptions.Components", "--components"},
+	{"Options.Components", "--components"},
+	{"Options.Lanczos", "--lanczos"},
+	{"Resources.MemoryLimit", "--memory-limit"},
+}
+
+// flagErr is a library error about an option field as a usage error
+// about its flag (with the data file it was checked against), or nil if
+// err names no field with a flag.
+func flagErr(path string, err error) error {
+	if !errors.Is(err, kpls.ErrBadOption) && !errors.Is(err, kpls.ErrComponents) {
+		return nil
+	}
+	msg := err.Error()
+	for _, f := range optionFlags {
+		if _, rest, ok := strings.Cut(msg, f.field+": "); ok {
+			return cli.Usagef("%s: %s (%s)", f.flag, rest, path)
+		}
+	}
+	return nil
+}
+
 // DataErr says which input a library error is about, pointing at the flag
-// behind options the data cannot support.
+// behind options the data cannot support; an error about an option field
+// is a usage error about its flag.
 func DataErr(path string, err error) error {
 	var hint string
+	if ferr := flagErr(path, err); ferr != nil {
+		return ferr
+	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
