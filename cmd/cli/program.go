@@ -34,9 +34,10 @@ type Program struct {
 	// Context, if set, wraps the context Main runs the command under (the
 	// MPI build attaches its communicator).
 	Context func(context.Context) context.Context
-	// Streams, if set, gives the writers Main passes for the process's
-	// stdout and stderr (the MPI build silences the ranks other than 0).
-	Streams func(stdout, stderr io.Writer) (io.Writer, io.Writer)
+	// Setup, if set, adjusts the Env Main runs the command with: the MPI
+	// build silences the ranks other than 0 and reads the inputs on rank
+	// 0; an interrupt makes reads of standard input return.
+	Setup []func(*Env)
 }
 
 // Command is one subcommand.
@@ -46,11 +47,16 @@ type Command struct {
 	Run     func(ctx context.Context, e *Env, args []string) error
 }
 
-// Env is what a subcommand writes to, and the program's name for its
-// messages.
+// Env is what a subcommand reads and writes, and the program's name for
+// its messages.
 type Env struct {
 	Stdout, Stderr io.Writer
-	Prog           string
+	// Stdin is what "-" reads; nil means os.Stdin.
+	Stdin io.Reader
+	// Open, if set, opens the input files instead of os.Open (the MPI
+	// build broadcasts rank 0's bytes), "-" included unless Stdin is set.
+	Open func(path string) (io.ReadCloser, error)
+	Prog string
 }
 
 // Main runs p on the process's arguments and returns the exit status.
@@ -67,19 +73,20 @@ func Main(p *Program) int {
 	if p.Context != nil {
 		ctx = p.Context(ctx)
 	}
-	var stdout, stderr io.Writer = os.Stdout, os.Stderr
-	if p.Streams != nil {
-		stdout, stderr = p.Streams(stdout, stderr)
+	e := Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}
+	for _, f := range p.Setup {
+		f(&e)
 	}
-	code := p.Run(ctx, os.Args[1:], stdout, stderr)
+	code := p.Run(ctx, os.Args[1:], e)
 	stop()
 	return code
 }
 
-// Run executes the command line args (without the program name) and
+// Run executes the command line args (without the program name) in e and
 // returns the exit status. It never panics: a panic anywhere below is
 // reported as an internal error.
-func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+func (p *Program) Run(ctx context.Context, args []string, e Env) (code int) {
+	stdout, stderr := e.Stdout, e.Stderr
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "%s: internal error: %v\n", p.Name, r)
@@ -94,7 +101,7 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 	switch name {
 	case "-h", "-help", "--help", "help":
 		if name == "help" && len(args) > 1 {
-			return p.Run(ctx, []string{args[1], "--help"}, stdout, stderr)
+			return p.Run(ctx, []string{args[1], "--help"}, e)
 		}
 		// The commands only: each command's --help lists its flags.
 		p.usage(stdout)
@@ -106,7 +113,8 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	for _, c := range p.Commands {
 		if c.Name == name {
-			err := c.Run(ctx, &Env{Stdout: stdout, Stderr: stderr, Prog: p.Name}, args[1:])
+			e.Prog = p.Name
+			err := c.Run(ctx, &e, args[1:])
 			return p.report(ctx, stderr, c.Name, err)
 		}
 	}

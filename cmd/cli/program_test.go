@@ -66,7 +66,7 @@ func TestRunExitStatuses(t *testing.T) {
 		{context.Background(), []string{"--version"}, ExitOK, "done", "", ""},
 	} {
 		var out, errb bytes.Buffer
-		code := testProgram().Run(c.ctx, c.args, &out, &errb)
+		code := testProgram().Run(c.ctx, c.args, Env{Stdout: &out, Stderr: &errb})
 		if code != c.code || !strings.Contains(out.String(), c.stdout) || !strings.Contains(errb.String(), c.stderr) ||
 			c.stderrNot != "" && strings.Contains(errb.String(), c.stderrNot) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q and %q", c.args, code, out.String(), errb.String(), c.code, c.stdout, c.stderr)
@@ -77,7 +77,7 @@ func TestRunExitStatuses(t *testing.T) {
 // TestHelpShort: --help lists the commands, not every command's flags.
 func TestHelpShort(t *testing.T) {
 	var out bytes.Buffer
-	testProgram().Run(context.Background(), []string{"--help"}, &out, &out)
+	testProgram().Run(context.Background(), []string{"--help"}, Env{Stdout: &out, Stderr: &out})
 	if strings.Contains(out.String(), "--how") {
 		t.Errorf("--help lists the flags:\n%s", out.String())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -370,7 +371,7 @@ func TestStdoutWriteErrorsInProcess(t *testing.T) {
 	} {
 		for _, n := range []int{0, 10, 200} {
 			var errb strings.Builder
-			code := program.Run(t.Context(), args, &failingWriter{n: n}, &errb)
+			code := program.Run(t.Context(), args, cli.Env{Stdout: &failingWriter{n: n}, Stderr: &errb})
 			if code != 1 || !strings.Contains(errb.String(), "standard output") {
 				t.Errorf("kpls %s, stdout failing after %d bytes: exit %d, stderr %q", args[0], n, code, errb.String())
 			}

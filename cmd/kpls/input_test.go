@@ -12,16 +12,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpls-go/kpls/cmd/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
 )
 
 // kplsStdin runs the command with stdin reading in.
 func kplsStdin(t *testing.T, in string, args ...string) (int, string, string) {
 	t.Helper()
-	old := fitflags.Stdin
-	fitflags.Stdin = strings.NewReader(in)
-	defer func() { fitflags.Stdin = old }()
-	return kplsRun(t, args...)
+	return kplsRunIn(t, strings.NewReader(in), args...)
 }
 
 func gzipFile(t *testing.T, name, content string) string {
@@ -69,10 +66,11 @@ func TestInputFormats(t *testing.T) {
 			}
 		})
 	}
-	old := fitflags.Stdin
-	fitflags.Stdin = strings.NewReader(csv)
-	doc, _ := fitJSONDoc(t, "--data", "-")
-	fitflags.Stdin = old
+	code, out, stderr := kplsRunIn(t, strings.NewReader(csv), "fit", "--components", "3", "--dof", "none", "--json", "--data", "-")
+	var doc fitJSON
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("stdin: exit %d, %v: %s", code, err, stderr)
+	}
 	if doc.N != 30 || doc.Path[1].RSS != want.Path[1].RSS {
 		t.Errorf("stdin: %+v", doc)
 	}
@@ -292,12 +290,12 @@ func BenchmarkPredictWithoutBands(b *testing.B) {
 		b.Fatal("cannot write the data")
 	}
 	var out, errb bytes.Buffer
-	if code := program.Run(context.Background(), []string{"fit", "--data", train, "--width", "2", "--components", "5", "--dof", "none", "--model", model}, &out, &errb); code != 0 {
+	if code := program.Run(context.Background(), []string{"fit", "--data", train, "--width", "2", "--components", "5", "--dof", "none", "--model", model}, cli.Env{Stdout: &out, Stderr: &errb}); code != 0 {
 		b.Fatal(errb.String())
 	}
 	for b.Loop() {
 		out.Reset()
-		if code := program.Run(context.Background(), []string{"predict", "--model", model, "--data", pred, "--format", "csv"}, &out, &errb); code != 0 {
+		if code := program.Run(context.Background(), []string{"predict", "--model", model, "--data", pred, "--format", "csv"}, cli.Env{Stdout: &out, Stderr: &errb}); code != 0 {
 			b.Fatal(errb.String())
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kpls-go/kpls/cmd/cli/fitflags"
+	"github.com/kpls-go/kpls/cmd/cli"
 )
 
 // interruptGrace is how long the command may take to stop after the
@@ -52,7 +52,7 @@ func handleInterrupts() {
 		runCtx = ctx
 		return ctx
 	}
-	fitflags.Stdin = &interruptible{r: fitflags.Stdin}
+	program.Setup = append(program.Setup, func(e *cli.Env) { e.Stdin = &interruptible{r: e.Stdin} })
 }
 
 // interruptible reads r in a goroutine, so that a Read blocked on r (a

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,8 +24,14 @@ import (
 // and stderr.
 func kplsRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return kplsRunIn(t, nil, args...)
+}
+
+// kplsRunIn is kplsRun with standard input reading stdin (nil: none).
+func kplsRunIn(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := program.Run(context.Background(), args, &out, &errb)
+	code := program.Run(context.Background(), args, cli.Env{Stdout: &out, Stderr: &errb, Stdin: stdin})
 	if s := errb.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 		t.Errorf("kpls %q: stderr looks like a panic:\n%s", args, s)
 	}
@@ -446,7 +453,7 @@ func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	code := program.Run(ctx, []string{"fit", "--data", writeFile(t, "s.csv", smallCSV(30))}, &out, &errb)
+	code := program.Run(ctx, []string{"fit", "--data", writeFile(t, "s.csv", smallCSV(30))}, cli.Env{Stdout: &out, Stderr: &errb})
 	if code != cli.ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
@@ -512,9 +519,9 @@ func FuzzFitCSV(f *testing.F) {
 		}
 		os.Remove(m)
 		var out, errb bytes.Buffer
-		if code := program.Run(context.Background(), []string{"fit", "--data", p, "--components", comp, "--model", m}, &out, &errb); code == 0 {
+		if code := program.Run(context.Background(), []string{"fit", "--data", p, "--components", comp, "--model", m}, cli.Env{Stdout: &out, Stderr: &errb}); code == 0 {
 			errb.Reset()
-			program.Run(context.Background(), []string{"predict", "--model", m, "--data", p, "--json"}, &out, &errb)
+			program.Run(context.Background(), []string{"predict", "--model", m, "--data", p, "--json"}, cli.Env{Stdout: &out, Stderr: &errb})
 		}
 		if s := errb.String(); strings.Contains(s, "internal error") || strings.Contains(s, "goroutine ") {
 			t.Fatalf("%q: %s", content, s)

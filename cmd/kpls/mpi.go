@@ -8,8 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/kpls-go/kpls/cmd/cli/fitflags"
-	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/internal/mpi"
 )
 
@@ -31,7 +30,6 @@ func init() {
 	var errTail *tail
 	if !primary {
 		errTail = &tail{}
-		program.Streams = func(io.Writer, io.Writer) (io.Writer, io.Writer) { return io.Discard, errTail }
 	}
 	broadcast := func(path string) (io.ReadCloser, error) {
 		if !primary {
@@ -57,8 +55,13 @@ func init() {
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	dataset.SetSource(broadcast)
-	fitflags.Stdin = &firstRead{open: func() (io.Reader, error) { return broadcast("-") }}
+	program.Setup = append(program.Setup, func(e *cli.Env) {
+		if !primary {
+			e.Stdout, e.Stderr = io.Discard, errTail
+		}
+		e.Open = broadcast
+		e.Stdin = &firstRead{open: func() (io.Reader, error) { return broadcast("-") }}
+	})
 	finish = func(code int) int {
 		if code != 0 {
 			if errTail != nil && errTail.Len() > 0 {

@@ -242,7 +242,7 @@ func (cfg *predictConfig) run(ctx context.Context, e *cli.Env) (*predictResult, 
 	if len(features) != s.D {
 		features = nil
 	}
-	t, present, err := cfg.df.ReadPrediction(cfg.data, features, scoreAgainst...)
+	t, present, err := cfg.df.ReadPrediction(e, cfg.data, features, scoreAgainst...)
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,11 @@ type Options struct {
 	// quoted field spans), decompressed: a longer one is ErrLineTooLong,
 	// read no further. 0 means DefaultMaxLineBytes; negative, no limit.
 	MaxLineBytes int64
+	// Open opens a file for Open, standard input ("-") included; nil means
+	// os.Open and os.Stdin. The command's MPI build reads every input on
+	// rank 0 (the only rank mpirun gives standard input) and broadcasts
+	// its bytes to the other ranks.
+	Open func(path string) (io.ReadCloser, error)
 }
 
 // Columns says which columns Reader.Read parses.
@@ -147,14 +152,14 @@ func Open(path string, opts Options) (*Reader, error) {
 	name := path
 	if path == "-" {
 		name = "stdin"
-		if source == nil {
+		if opts.Open == nil {
 			return NewReader(os.Stdin, name, opts)
 		}
 	}
 	var f io.ReadCloser
 	var err error
-	if source != nil {
-		f, err = source(path)
+	if opts.Open != nil {
+		f, err = opts.Open(path)
 	} else {
 		f, err = os.Open(path)
 	}
@@ -169,16 +174,6 @@ func Open(path string, opts Options) (*Reader, error) {
 	r.closer = f
 	return r, nil
 }
-
-// source, when set (SetSource), opens what Open reads.
-var source func(path string) (io.ReadCloser, error)
-
-// SetSource makes Open read every file, and standard input ("-"),
-// through open instead of os.Open and os.Stdin: the command's MPI build
-// reads them on rank 0 (the only rank mpirun gives standard input) and
-// broadcasts their bytes to the other ranks. nil restores the default.
-// Not for concurrent use with Open.
-func SetSource(open func(path string) (io.ReadCloser, error)) { source = open }
 
 // Close closes the file Open opened.
 func (r *Reader) Close() error {

@@ -3,9 +3,7 @@ package fitflags
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,9 +11,6 @@ import (
 	"github.com/kpls-go/kpls/cmd/cli"
 	"github.com/kpls-go/kpls/internal/dataset"
 )
-
-// Stdin is what --data - reads; tests replace it.
-var Stdin io.Reader = os.Stdin
 
 // Input holds the input flags of every command that reads a CSV file
 // through Model.ReadTraining or Input.ReadPrediction.
@@ -44,10 +39,10 @@ func (d *Input) Register(fs *cli.FlagSet, withColumns bool) {
 	fs.BoolVar(&d.DropMissing, "drop-missing", false, "drop rows with a missing value (empty, NA, N/A, NaN, null, ?) in a used column, and say how many; without it they are an error")
 }
 
-// open opens path ("-" for standard input, gzip recognised) with the
-// delimiter and header flags.
-func (d *Input) open(path string, minRows int) (*dataset.Reader, error) {
-	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows, MaxLineBytes: d.MaxLineBytes}
+// open opens path ("-" for standard input, gzip recognised) as e reads
+// them, with the delimiter and header flags.
+func (d *Input) open(e *cli.Env, path string, minRows int) (*dataset.Reader, error) {
+	o := dataset.Options{NoHeader: d.NoHeader, DropMissing: d.DropMissing, MinRows: minRows, MaxLineBytes: d.MaxLineBytes, Open: e.Open}
 	switch strings.ToLower(d.Delimiter) {
 	case "":
 	case ",", "comma":
@@ -61,8 +56,8 @@ func (d *Input) open(path string, minRows int) (*dataset.Reader, error) {
 	}
 	var r *dataset.Reader
 	var err error
-	if path == "-" {
-		r, err = dataset.NewReader(Stdin, "stdin", o)
+	if path == "-" && e.Stdin != nil {
+		r, err = dataset.NewReader(e.Stdin, "stdin", o)
 	} else {
 		r, err = dataset.Open(path, o)
 	}
@@ -160,7 +155,7 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	if feats != nil && drop != nil {
 		return nil, cli.Usagef("--features and --drop both set: give one of them")
 	}
-	r, err := m.open(m.Data, 0)
+	r, err := m.open(e, m.Data, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -272,8 +267,8 @@ func unknownColumn(file string, names []string, c string) error {
 // columns are never parsed. A target cell may be missing: it reads as
 // NaN and the row is still predicted. A feature the file lacks is an
 // error that says so.
-func (d *Input) ReadPrediction(path string, features []string, targets ...string) (t *dataset.Table, present []bool, err error) {
-	r, err := d.open(path, 1)
+func (d *Input) ReadPrediction(e *cli.Env, path string, features []string, targets ...string) (t *dataset.Table, present []bool, err error) {
+	r, err := d.open(e, path, 1)
 	if err != nil {
 		return nil, nil, err
 	}

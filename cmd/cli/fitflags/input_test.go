@@ -1,6 +1,7 @@
 package fitflags
 
 import (
+	"github.com/kpls-go/kpls/cmd/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // readPredictionAll reads every column of a prediction file.
 func readPredictionAll(path string) (*dataset.Table, error) {
-	t, _, err := (&Input{}).ReadPrediction(path, nil)
+	t, _, err := (&Input{}).ReadPrediction(&cli.Env{}, path, nil)
 	return t, err
 }
 
