@@ -395,10 +395,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 		}
 		sel.Model, sel.Predictor = m, m
 		sel.PredictorRMSECV = math.NaN()
-		if s.crit == CV {
-			fullStats(sel, m)
-			sel.PredictorRMSECV = sel.Best.RMSECV
-		}
+		s.by.finish(sel, m)
 		for _, w := range m.warns {
 			sel.Warnings = append(sel.Warnings, w.prefixed(sel.Best.label()+" (chosen model)"))
 		}
@@ -443,7 +440,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, crit: st.crit, folds: st.folds, repeats: st.repeats,
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, by: st.score, crit: st.score.criterion(), folds: st.folds, repeats: st.repeats,
 		avgWithin: st.avgWithin, avgBy: st.avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
 		start: st.start, maxComp: max(st.maxComp, st.start), budget: st.budget, opts: opts, points: grid}
 	s.results = make([][]*pointResult, len(grid))
@@ -455,7 +452,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 		ids[p] = p
 	}
 	for t := range ys {
-		s.sels = append(s.sels, &Selection{Criterion: st.crit, Repeats: st.repeats})
+		s.sels = append(s.sels, &Selection{Criterion: s.crit, Repeats: st.repeats})
 		if so.SharedKernel && t > 0 {
 			s.choosers[0].targets = append(s.choosers[0].targets, t)
 			continue
@@ -468,7 +465,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 // selectSettings are the search's settings: selectConfig with every
 // default filled in.
 type selectSettings struct {
-	crit                                   Criterion
+	score                                  scorer
 	avgBy                                  Averaging
 	avgWithin                              float64
 	folds, repeats, maxComp, budget, start int
@@ -478,17 +475,8 @@ type selectSettings struct {
 func (so *selectConfig) settings(n int) (selectSettings, error) {
 	var st selectSettings
 	var err error
-	if st.crit, st.avgBy, st.avgWithin, err = so.criterion(); err != nil {
+	if err = so.scoring(n, &st); err != nil {
 		return st, err
-	}
-	if st.folds = cmp.Or(so.Folds, DefaultFolds); st.crit == CV && (st.folds < 2 || st.folds > n) {
-		return st, fmt.Errorf("%w: CrossValidation.Folds: %d folds for %d rows (want 2..n)", ErrBadOption, st.folds, n)
-	}
-	if so.Repeats < 0 {
-		return st, fmt.Errorf("%w: CrossValidation.Repeats: %d (want 0 for once, or more)", ErrBadOption, so.Repeats)
-	}
-	if st.crit == CV {
-		st.repeats = max(so.Repeats, 1)
 	}
 	if so.MaxComponents < 0 {
 		return st, fmt.Errorf("%w: SelectOptions.MaxComponents: %d (want 0 for what the data allow, or more)", ErrComponents, so.MaxComponents)
@@ -504,30 +492,41 @@ func (so *selectConfig) settings(n int) (selectSettings, error) {
 	return st, nil
 }
 
-// criterion returns the criterion and the averaging so asks for, with
-// their defaults: cross-validation averages within DefaultAverageWithin
-// unless AverageBy is AverageNone.
-func (so *selectConfig) criterion() (Criterion, Averaging, float64, error) {
+// scoring sets st's scorer, and with cross-validation its folds, repeats
+// and averaging, from so for n rows: cross-validation averages within
+// DefaultAverageWithin unless AverageBy is AverageNone.
+func (so *selectConfig) scoring(n int, st *selectSettings) error {
 	crit, err := parseCriterion(string(so.Criterion))
 	if err != nil {
-		return "", "", 0, err
+		return err
 	}
-	crit = cmp.Or(crit, DefaultCriterion)
+	if crit = cmp.Or(crit, DefaultCriterion); crit != CV {
+		st.score = criterionScorer{crit}
+		return nil
+	}
+	if st.folds = cmp.Or(so.Folds, DefaultFolds); st.folds < 2 || st.folds > n {
+		return fmt.Errorf("%w: CrossValidation.Folds: %d folds for %d rows (want 2..n)", ErrBadOption, st.folds, n)
+	}
+	if so.Repeats < 0 {
+		return fmt.Errorf("%w: CrossValidation.Repeats: %d (want 0 for once, or more)", ErrBadOption, so.Repeats)
+	}
+	st.repeats = max(so.Repeats, 1)
+	st.score = cvScorer{folds: st.folds, repeats: st.repeats}
 	within := so.AverageWithin
 	if within < 0 || math.IsNaN(within) || math.IsInf(within, 0) {
-		return "", "", 0, fmt.Errorf("%w: CrossValidation.AverageWithin: %g, want a finite margin ≥ 0", ErrBadOption, within)
+		return fmt.Errorf("%w: CrossValidation.AverageWithin: %g, want a finite margin ≥ 0", ErrBadOption, within)
 	}
-	avgBy, err := parseAveraging(string(so.AverageBy))
-	if err != nil {
-		return "", "", 0, err
+	if st.avgBy, err = parseAveraging(string(so.AverageBy)); err != nil {
+		return err
 	}
 	switch {
-	case avgBy == AverageNone:
+	case st.avgBy == AverageNone:
 		within = 0
-	case within == 0 && crit == CV:
+	case within == 0:
 		within = DefaultAverageWithin
 	}
-	return crit, avgBy, within, nil
+	st.avgWithin = within
+	return nil
 }
 
 // checkWeights checks the weights, if any, for n rows and the kernels

@@ -18,7 +18,8 @@ type selector struct {
 	ys        [][]float64 // the targets' responses
 	tss       []float64   // each target's total sum of squares about its mean
 	n, d      int
-	crit      Criterion
+	by        scorer
+	crit      Criterion // by's
 	folds     int
 	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
 	avgWithin float64 // CrossValidation.AverageWithin
@@ -81,7 +82,7 @@ type ride struct {
 // DoF were asked for) are fitted without DoF, which is all such a fit
 // gives.
 func (s *selector) ridesAlong() bool {
-	return s.crit == CV && s.opts.Weights == nil && s.avgWithin > 0 && !s.dofAsked
+	return s.opts.Weights == nil && s.avgWithin > 0 && !s.dofAsked // a margin: cross-validation's batch
 }
 
 // ridesCheaply reports whether one more vector in the folds' block
@@ -162,12 +163,7 @@ func (s *selector) options(g gridPoint, comp, t int) config {
 
 // limit is the largest number of components at grid point g.
 func (s *selector) limit(g gridPoint) int {
-	o := config{Kernel: g.kernel}
-	if s.crit == CV {
-		// The folds train on fewer rows.
-		return min(s.maxComp, o.maxComponents(s.n-(s.n+s.folds-1)/s.folds, s.d))
-	}
-	return min(s.maxComp, o.maxComponents(s.n, s.d))
+	return min(s.maxComp, maxComponents(g.kernel, s.by.trainRows(s.n), s.d))
 }
 
 // evaluate scores every m at grid point g for the targets ts, and records
@@ -183,13 +179,7 @@ func (s *selector) evaluate(g gridPoint, ts []int) error {
 	comp := min(s.start, limit)
 	s.cv, s.batch, s.full = nil, nil, nil
 	for len(ts) > 0 {
-		var runs []pointRun
-		var err error
-		if s.crit == CV {
-			runs, err = s.crossValidate(g, comp, ts)
-		} else {
-			runs, err = s.fitAll(g, comp, ts)
-		}
+		runs, err := s.by.run(s, g, comp, ts)
 		if err != nil {
 			return err
 		}
@@ -201,30 +191,12 @@ func (s *selector) evaluate(g gridPoint, ts []int) error {
 				s.keepRide(g, t, r)
 			} else {
 				more = append(more, t)
-				next = max(next, s.more(runs[i].rows, comp))
+				next = max(next, s.by.next(s, runs[i].rows, comp))
 			}
 		}
 		ts, comp = more, min(next, limit)
 	}
 	return nil
-}
-
-// more is the number of components to fit next at a grid point whose
-// choice among rows (fitted with comp components) is not yet settled.
-// Doubling comp looks far past a choice, which finds the later minima
-// of curves with several (spectra: meats' best m of 34 lies past a
-// local minimum at 17), so it is the rule wherever steps are cheap: at
-// fewer than fineGrowthRows rows, for the DoF criteria and for weighted
-// cross-validation (both refit from the start). With more rows, the
-// cross-validation engine continues its steps and fits only what the
-// choice still needs to be clearly behind, and at least an eighth more:
-// on kin8nm that is 0.8 of the time (docs/scale.md).
-func (s *selector) more(rows []SelectionRow, comp int) int {
-	if s.crit != CV || s.opts.Weights != nil || s.n < fineGrowthRows {
-		return 2 * comp
-	}
-	choice, _ := s.choose(rows, "")
-	return max(choice+behind(choice), comp+max(3, comp/8))
 }
 
 // conclude returns a target's outcome at a grid point from its run with
@@ -237,7 +209,7 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 	choice, scanWarn := s.choose(r.rows, label)
 	warns = append(warns, scanWarn...)
 	last := len(r.rows) - 1
-	settled := choice < last && (s.crit != CV || last-choice >= behind(choice))
+	settled := s.by.settled(choice, last)
 	if !settled && !r.broke && comp < limit && s.passes < s.budget {
 		return nil, false
 	}
@@ -272,15 +244,8 @@ func (s *selector) budgetSpent() string {
 // smallest RMSECV, or the first local minimum of a DoF criterion, with a
 // warning when that scan stopped at an unknown DoF.
 func (s *selector) choose(rows []SelectionRow, label string) (int, []Warning) {
-	score := make([]float64, len(rows))
-	for i, r := range rows {
-		score[i] = r.Score(s.crit)
-	}
-	if s.crit == CV {
-		return argmin(score), nil
-	}
-	choice := firstLocalMin(score)
-	if last := lastValid(score); last < len(score)-1 && choice == last {
+	choice, last := s.by.choose(scores(rows, s.crit))
+	if last >= 0 {
 		return choice, []Warning{warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1)}
 	}
 	return choice, nil
@@ -537,12 +502,7 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 	if fitted != nil && fitted.valid >= choice {
 		return s.chosen(fitted, t, g, choice), nil, nil
 	}
-	// Cross-validation chose m without the DoF: the model to all rows
-	// needs them (σ̂) only up to its choice.
-	if s.crit == CV {
-		comp = choice
-	}
-	o := s.options(g, max(comp, 1), t)
+	o := s.options(g, max(s.by.finalComp(choice, comp), 1), t)
 	if noDoF {
 		// A mean's members need no DoF: cross-validation chose them,
 		// and the mean's bands and intervals take their RMSECV
@@ -585,10 +545,7 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 // chosen records in m that the search chose choice components for target
 // t at grid point g, with their RMSECV under cross-validation.
 func (s *selector) chosen(m *Model, t int, g gridPoint, choice int) *Model {
-	m.chosen = &Choice{Criterion: s.crit, M: choice}
-	if r := s.results[g.id][t]; s.crit == CV && r != nil && choice < len(r.rows) {
-		m.chosen.RMSECV = r.rows[choice].RMSECV
-	}
+	m.chosen = &Choice{Criterion: s.crit, M: choice, RMSECV: s.by.rmsecv(s.results[g.id][t], choice)}
 	return m
 }
 
