@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/kpls-go/kpls/cmd/cli"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 func labRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := program.Run(context.Background(), args, &out, &errb)
+	code := program.Run(context.Background(), args, cli.Env{Stdout: &out, Stderr: &errb})
 	if s := errb.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 		t.Errorf("kpls-lab %q: stderr looks like a panic:\n%s", args, s)
 	}
