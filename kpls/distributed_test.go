@@ -13,7 +13,7 @@ import (
 )
 
 // onRanks runs f on size goroutine ranks, each with the communicator
-// that makes its fits (Options.Comm) build their kernel matrix
+// that makes its fits (Resources.Comm) build their kernel matrix
 // distributed over the group, and returns each rank's result.
 func onRanks[R any](t *testing.T, size int, f func(comm Comm) (R, error)) []R {
 	t.Helper()

@@ -214,8 +214,8 @@ type Selection struct {
 	Best SelectionRow
 	// Model is fitted to all rows at the best grid point; it records the
 	// choice (Model.Chosen), which predictions use by default. It has the
-	// DoF of Options.DoF, except when it is the first of a mean of several
-	// models and Options.DoF was left empty: then, like the Mean's other
+	// DoF of SelectOptions.DoF, except when it is the first of a mean of
+	// several models and SelectOptions.DoF was left empty: then, like the Mean's other
 	// members, it is fitted without DoF (its bands take the RMSECV).
 	Model *Model
 	// Warnings collects each grid point's warnings, prefixed by it.
@@ -236,7 +236,7 @@ type Selection struct {
 	// others by RMSECV, each fitted to all rows and predicting with its
 	// own choice of m; or Model itself when no other point is kept or
 	// averaging is off. A mean's other members are fitted without DoF
-	// (DoFNone), and so is Model unless Options.DoF was set: the mean's
+	// (DoFNone), and so is Model unless SelectOptions.DoF was set: the mean's
 	// bands and intervals take the members' RMSECV, and its DoF and σ̂
 	// are NaN.
 	Predictor Predictor

@@ -24,7 +24,7 @@ type selector struct {
 	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
 	avgWithin float64 // CrossValidation.AverageWithin
 	avgBy     Averaging
-	// dofAsked is whether Options.DoF was set: a mean's best member is
+	// dofAsked is whether SelectOptions.DoF was set: a mean's best member is
 	// then fitted with those DoF, else without (selectTargets).
 	dofAsked       bool
 	seed           uint64

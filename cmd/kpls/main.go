@@ -52,7 +52,7 @@ Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
 
 // In an MPI build (mpi.go, the mpi build tag) every rank runs the whole
 // command; mpiRanks is their number (0 in the default build), ranks their
-// communicator, which every fit takes (kpls.Options.Comm), primary is
+// communicator, which every fit takes (kpls.Resources.Comm), primary is
 // false on the ranks other than 0, which write no files, and finish ends
 // MPI on the way out.
 var (

@@ -4,7 +4,7 @@ import "context"
 
 // Comm is what an operator spread over several processes needs from them:
 // MPI's communicator (internal/mpi), or an in-process one in tests,
-// through kpls.Options.Comm.
+// through kpls.Resources.Comm.
 // Every rank calls the same methods in the same order (the fit above the
 // operator runs the same on every rank).
 type Comm interface {

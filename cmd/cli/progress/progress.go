@@ -84,7 +84,7 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Callback returns the function for kpls.Options.Progress (nil for a nil
+// Callback returns the function for kpls.Resources.Progress (nil for a nil
 // reporter, which the library skips).
 func (p *Reporter) Callback() func(kpls.Progress) {
 	if p == nil {
