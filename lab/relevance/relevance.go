@@ -55,13 +55,14 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		out := fs.String("out", "", "JSON-lines `file` to append to (required)")
 		ard := fs.String("ard", "", "JSON lines of lab/relevance/ardgp.py: the ARD GP's length scales (optional)")
 		maxSplits := fs.Int("max-splits", 0, "at most `N` splits per set (0: all)")
+		nested := fs.Bool("nested", false, "also score iso and gop by cross-validation with the GOP scales learned inside each fold (nested-iso, nested-gop)")
 		if err := fs.Parse(e, args[1:]); err != nil {
 			return err
 		}
 		if *dir == "" || *sets == "" || *out == "" {
 			return cli.Usagef("--panel, --sets and --out are required")
 		}
-		return run(ctx, e, *dir, strings.Split(*sets, ","), *out, *ard, *maxSplits)
+		return run(ctx, e, *dir, strings.Split(*sets, ","), *out, *ard, *maxSplits, *nested)
 	case "table":
 		fs := cli.NewFlagSet("relevance table", "--in F.jsonl [--ard ard.jsonl]",
 			"Prints the markdown table of lab/relevance: per set the median held-out RMSE of each variant\n"+
@@ -165,18 +166,20 @@ func readRecords(path string) ([]Record, error) {
 	return out, sc.Err()
 }
 
-func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPath string, maxSplits int) error {
+func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPath string, maxSplits int, nested bool) error {
 	ard, err := readARD(ardPath)
 	if err != nil {
 		return err
 	}
-	// done: the splits already run; hasARD: those with the ARD variant.
-	done, hasARD := map[string]bool{}, map[string]bool{}
+	// has: the variants each split already has.
+	has := map[string]map[string]bool{}
 	if old, err := readRecords(out); err == nil {
 		for _, r := range old {
 			key := fmt.Sprintf("%s/%d", r.Set, r.Split)
-			done[key] = true
-			_, hasARD[key] = variant(r, "ard")
+			has[key] = map[string]bool{}
+			for _, v := range r.Variants {
+				has[key][v.Name] = true
+			}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -204,7 +207,10 @@ func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPat
 				return err
 			}
 			_, ardNow := ard[key]
-			if done[key] && (hasARD[key] || !ardNow) {
+			done := has[key]["iso"]
+			needARD := ardNow && !has[key]["ard"]
+			needNested := nested && !has[key]["nested-iso"]
+			if done && !needARD && !needNested {
 				continue
 			}
 			train, err := panel.ReadIndices(trPath, n)
@@ -223,11 +229,16 @@ func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPat
 				}
 				ardScales = normalised(inv, 1)
 			}
-			var rec *Record
-			if done[key] { // only the ARD variant is missing
-				rec, err = runARDOnly(ctx, e, name, k, x, y, train, test, ardScales)
-			} else {
+			rec := &Record{Set: name, Split: k, NTrain: len(train), NTest: len(test), D: d}
+			if !done {
 				rec, err = runSplit(ctx, e, name, k, x, y, train, test, ardScales)
+			} else if needARD { // the GP reached this split after it was run
+				rec.Variants, err = runARDOnly(ctx, e, name, k, x, y, train, test, ardScales)
+			}
+			if err == nil && needNested {
+				var vs []Variant
+				vs, err = runNested(ctx, e, name, k, x, y, train)
+				rec.Variants = append(rec.Variants, vs...)
 			}
 			if err != nil {
 				return fmt.Errorf("%s split %d: %w", name, k, err)
@@ -329,10 +340,9 @@ func runSplit(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dense,
 
 // runARDOnly runs the ARD variant alone, for a split run before the GP
 // reached it.
-func runARDOnly(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dense, y []float64, train, test []int, s []float64) (*Record, error) {
+func runARDOnly(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dense, y []float64, train, test []int, s []float64) ([]Variant, error) {
 	xtr, ytr := panel.Rows(x, y, train)
 	xte, yte := panel.Rows(x, y, test)
-	_, d := x.Dims()
 	st := newStandardiser(xtr)
 	_, v, err := selectVariant(ctx, "ard", st.apply(xtr, s), ytr, st.apply(xte, s), yte, true)
 	if err != nil {
@@ -340,7 +350,7 @@ func runARDOnly(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dens
 	}
 	v.Scales = s
 	fmt.Fprintf(e.Stderr, "%s relevance: %s split %d ard: CV %.5g, held out %.5g\n", e.Prog, name, k, v.CV, v.RMSE)
-	return &Record{Set: name, Split: k, NTrain: len(train), NTest: len(test), D: d, Variants: []Variant{v}}, nil
+	return []Variant{v}, nil
 }
 
 // selectVariant runs the default select (raw: on features the caller

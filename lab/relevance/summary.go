@@ -38,6 +38,20 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// nestedKept is gop when the nested CV (scales learned within each fold)
+// scores it below iso, else iso.
+func nestedKept(r Record) (Variant, bool) {
+	ni, ok1 := variant(r, "nested-iso")
+	ng, ok2 := variant(r, "nested-gop")
+	if !ok1 || !ok2 {
+		return Variant{}, false
+	}
+	if ng.CV < ni.CV {
+		return variant(r, "gop")
+	}
+	return variant(r, "iso")
+}
+
 // column is one column of the table: a variant, or a rule of keeping.
 type column struct {
 	name string
@@ -57,7 +71,13 @@ func columns() []column {
 		{"cv-best", func(r Record) (Variant, bool) { return kept(r, "iso", "gop", "gop-sqrt", "gop2") }},
 		{"kta", one("kta")},
 		{"ard-scales", one("ard")},
-		{"ard-kept", func(r Record) (Variant, bool) { return kept(r, "iso", "ard") }},
+		{"ard-kept", func(r Record) (Variant, bool) {
+			if _, ok := variant(r, "ard"); !ok {
+				return Variant{}, false
+			}
+			return kept(r, "iso", "ard")
+		}},
+		{"gop-nested", nestedKept},
 	}
 }
 
@@ -123,17 +143,17 @@ func summary(w io.Writer, in, ardPath string) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratio to iso, per split: median (worst); kept: splits where CV chose a scaled selection:")
 	fmt.Fprintln(w)
-	rc := []string{"gop-kept", "gop", "gop-sqrt", "gop2", "cv-best", "kta", "ard-scales", "ard-kept", "ARD GP"}
+	rc := []string{"gop-kept", "gop-nested", "gop", "gop-sqrt", "gop2", "cv-best", "kta", "ard-scales", "ard-kept", "ARD GP"}
 	fmt.Fprint(w, "| set |")
 	for _, c := range rc {
 		fmt.Fprintf(w, " %s |", c)
 	}
-	fmt.Fprintln(w, " gop kept | cv-best kept | ard kept |")
+	fmt.Fprintln(w, " gop kept | nested kept | cv-best kept | ard kept |")
 	fmt.Fprint(w, "|---|")
 	for range rc {
 		fmt.Fprint(w, "---|")
 	}
-	fmt.Fprintln(w, "---|---|---|")
+	fmt.Fprintln(w, "---|---|---|---|")
 	logs := map[string][]float64{}
 	for _, s := range sets {
 		fmt.Fprintf(w, "| %s |", s)
@@ -147,10 +167,16 @@ func summary(w io.Writer, in, ardPath string) error {
 			logs[c] = append(logs[c], math.Log(m))
 			fmt.Fprintf(w, " %.3f (%.3f) |", m, slices.Max(v))
 		}
-		var gk, ck, ak, na int
+		var gk, nk, nn, ck, ak, na int
 		for _, r := range bySet[s] {
 			if v, _ := kept(r, "iso", "gop"); v.Name != "iso" {
 				gk++
+			}
+			if v, ok := nestedKept(r); ok {
+				nn++
+				if v.Name != "iso" {
+					nk++
+				}
 			}
 			if v, _ := kept(r, "iso", "gop", "gop-sqrt", "gop2"); v.Name != "iso" {
 				ck++
@@ -162,7 +188,7 @@ func summary(w io.Writer, in, ardPath string) error {
 				}
 			}
 		}
-		fmt.Fprintf(w, " %d/%d | %d/%d | %d/%d |\n", gk, len(bySet[s]), ck, len(bySet[s]), ak, na)
+		fmt.Fprintf(w, " %d/%d | %d/%d | %d/%d | %d/%d |\n", gk, len(bySet[s]), nk, nn, ck, len(bySet[s]), ak, na)
 	}
 	fmt.Fprint(w, "| geometric mean of the medians |")
 	for _, c := range rc {
@@ -172,7 +198,7 @@ func summary(w io.Writer, in, ardPath string) error {
 		}
 		fmt.Fprintf(w, " %.3f |", math.Exp(sum/float64(len(logs[c]))))
 	}
-	fmt.Fprintln(w, " | | |")
+	fmt.Fprintln(w, " | | | |")
 	return nil
 }
 
