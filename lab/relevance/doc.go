@@ -47,9 +47,14 @@
 //	go run ./lab/cmd/kpls-lab relevance gen --panel /tmp/ard/panel
 //	SETS=ozone,biomass,boston,cps1985,carprices,concrete,concrete_noise5,meats,friedman1,cox2,kin8nm3000,concrete_rescaled
 //	/usr/bin/python3 lab/relevance/ardgp.py --panel /tmp/ard/panel --sets $SETS --out /tmp/ard/ard.jsonl
-//	go run ./lab/cmd/kpls-lab relevance run --panel /tmp/ard/panel --sets $SETS \
+//	go run ./lab/cmd/kpls-lab relevance run --panel /tmp/ard/panel --sets $SETS --nested \
 //	    --ard /tmp/ard/ard.jsonl --out /tmp/ard/results.jsonl
 //	go run ./lab/cmd/kpls-lab relevance table --in /tmp/ard/results.jsonl --ard /tmp/ard/ard.jsonl
+//
+// --nested adds nested-iso and nested-gop: 5-fold CV errors in which the
+// standardisation and the GOP scales are learned inside each fold (RBF
+// widths d'·{1/16 … 4}, d' = Σ s_j², m ≤ 60), the honest guard that the
+// table's gop-nested column keeps gop by.
 //
 // run appends one JSON line per split and skips the splits already in
 // --out, so it resumes; run again after ardgp.py has finished, it adds

@@ -69,13 +69,18 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 				"and the ratios to the isotropic select (median and worst split).")
 		in := fs.String("in", "", "JSON lines of relevance run (required)")
 		ard := fs.String("ard", "", "JSON lines of ardgp.py: adds the ARD GP's own RMSE")
+		only := fs.String("sets", "", "comma-separated `sets` to tabulate (default all)")
 		if err := fs.Parse(e, args[1:]); err != nil {
 			return err
 		}
 		if *in == "" {
 			return cli.Usagef("--in is required")
 		}
-		return summary(e.Stdout, *in, *ard)
+		var keep []string
+		if *only != "" {
+			keep = strings.Split(*only, ",")
+		}
+		return summary(e.Stdout, *in, *ard, keep)
 	}
 	return cli.Usagef("relevance: unknown command %q (gen, run, table)", args[0])
 }

@@ -84,7 +84,7 @@ func columns() []column {
 // summary prints, per set, the median held-out RMSE of each column, then
 // the ratios to iso (median and worst split) and how often CV kept a
 // scaled selection.
-func summary(w io.Writer, in, ardPath string) error {
+func summary(w io.Writer, in, ardPath string, only []string) error {
 	recs, err := readRecords(in)
 	if err != nil {
 		return err
@@ -96,6 +96,9 @@ func summary(w io.Writer, in, ardPath string) error {
 	var sets []string
 	bySet := map[string][]Record{}
 	for _, r := range recs {
+		if only != nil && !slices.Contains(only, r.Set) {
+			continue
+		}
 		if _, ok := bySet[r.Set]; !ok {
 			sets = append(sets, r.Set)
 		}
