@@ -12,6 +12,7 @@
 //	kpls-lab scale [--shared DIR]                  kpls at realistic sizes: time and peak memory (lab/scale)
 //	kpls-lab float32acc                            float32 kernel storage against dense (lab/float32acc)
 //	kpls-lab oprss [--kind K]                      one kernel operator's peak memory (lab/oprss)
+//	kpls-lab relevance gen|run|table               per-feature scales from cheap rules, measured (lab/relevance)
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/kpls-go/kpls/lab/float32acc"
 	"github.com/kpls-go/kpls/lab/oprss"
 	"github.com/kpls-go/kpls/lab/panel"
+	"github.com/kpls-go/kpls/lab/relevance"
 	"github.com/kpls-go/kpls/lab/scale"
 )
 
@@ -35,6 +37,7 @@ var program = cli.Program{
 		{Name: "panel", Summary: "write the evaluation panel: data sets and train/test splits (panel gen)", Run: panel.Run},
 		{Name: "scale", Summary: "run kpls select and fit at realistic sizes in child processes: wall time, peak memory, checks", Run: scale.Run},
 		{Name: "float32acc", Summary: "what float32 storage of the kernel matrix does to a fit, against dense float64", Run: float32acc.Run},
+		{Name: "relevance", Summary: "per-feature scales (gradient outer product, alignment, ARD GP) against the isotropic select, held out", Run: relevance.Run},
 		{Name: "oprss", Summary: "build one kernel operator: construction time, one product's time, peak memory", Run: oprss.Run},
 	},
 	Notes: `Run 'kpls-lab <command> --help' for the flags of a command and their defaults.
