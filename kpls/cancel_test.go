@@ -86,3 +86,51 @@ func TestCancelPredictWithinProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictAtSharesKernelMatrix: models made by At (the service makes
+// one per request that names its components) use their model's kernel
+// matrix and per-m caches, built once: before, each built its own n×n
+// matrix on its first band request, seconds past any deadline at
+// n = 8192 and not cancellable. The bands are those of the model itself
+// at that m, bit for bit.
+func TestPredictAtSharesKernelMatrix(t *testing.T) {
+	x, y := raceData(300, 3, 8)
+	fitted, err := Fit(context.Background(), x, y, Options{Components: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := raceReload(t, fitted)
+	z, _ := raceData(4, 3, 9)
+	band := PredictOptions{Uncertainty: ConfidenceBand}
+	a, err := m.At(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.Predict(context.Background(), z, band)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.op == nil || a.op != nil {
+		t.Fatalf("after a band request through At(2): model's matrix built %v, the view's own %v; want the model's only", m.op != nil, a.op != nil)
+	}
+	if _, ok := m.ritzOK[2]; !ok || a.ritzOK != nil {
+		t.Error("the view's per-m caches are not the model's")
+	}
+	b, err := a.At(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.base != m {
+		t.Error("a view of a view does not share the model's matrix")
+	}
+	// The same bands as a fresh copy of the model with m = 2 chosen.
+	fresh := raceReload(t, fitted)
+	fresh.chosen = &Choice{M: 2}
+	want, err := fresh.Predict(context.Background(), z, band)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pa.Yhat, want.Yhat) || !slices.Equal(pa.SE, want.SE) {
+		t.Errorf("bands through At(2): %v ± %v, want %v ± %v", pa.Yhat, pa.SE, want.Yhat, want.SE)
+	}
+}
