@@ -158,13 +158,21 @@ func TestOverrunProbe(t *testing.T) {
 		}
 	}
 
+	// The server's own latency of each request (its log line, from
+	// ServeHTTP's start to the handler's return), besides the client's
+	// (from sending to the end of the answer, so including the wait for
+	// a connection to be served on a starved machine).
+	var logs syncBuffer
+	s.Log = slog.New(slog.NewJSONHandler(&logs, nil))
 	srv := httptest.NewServer(s)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * clients}}
 	type result struct {
+		id     string
 		shape  int
 		status int
-		ratio  float64 // latency / timeout
+		ratio  float64 // latency / timeout at the client
+		server float64 // at the server
 		msg    string
 	}
 	var (
@@ -176,17 +184,27 @@ func TestOverrunProbe(t *testing.T) {
 	for c := range clients {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(seed), uint64(c)))
+			sent := 0
 			for time.Now().Before(end) {
 				i := rng.IntN(len(shapes))
+				id := "probe-" + strconv.Itoa(c) + "-" + strconv.Itoa(sent)
+				sent++
+				req, err := http.NewRequest(http.MethodPost, srv.URL+"/predict", bytes.NewReader(shapes[i].body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Request-Id", id)
 				t0 := time.Now()
-				resp, err := client.Post(srv.URL+"/predict", "application/json", bytes.NewReader(shapes[i].body))
+				resp, err := client.Do(req)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				r := result{shape: i, status: resp.StatusCode, ratio: float64(time.Since(t0)) / float64(timeout)}
+				r := result{id: id, shape: i, status: resp.StatusCode, ratio: float64(time.Since(t0)) / float64(timeout)}
 				if resp.StatusCode != http.StatusOK {
 					var e errorBody
 					json.Unmarshal(b, &e)
@@ -200,41 +218,83 @@ func TestOverrunProbe(t *testing.T) {
 	}
 	wg.Wait()
 
+	serverMs := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var l struct {
+			ID        string  `json:"id"`
+			LatencyMs float64 `json:"latency_ms"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.ID != "" {
+			serverMs[l.ID] = l.LatencyMs
+		}
+	}
+	for i := range all {
+		all[i].server = serverMs[all[i].id] * 1e6 / float64(timeout)
+	}
+
 	// Per status, and for 503s per cause: count, p50, p99, max of
-	// latency / timeout, and how many passed 1.1.
-	groups := map[string][]float64{}
-	var worst []result
+	// latency / timeout (at the client, then at the server), and how
+	// many passed 1.1.
+	client503 := map[string][]float64{}
+	server503 := map[string][]float64{}
 	for _, r := range all {
 		g := strconv.Itoa(r.status)
 		if r.status == http.StatusServiceUnavailable {
-			if strings.HasPrefix(r.msg, "busy") {
+			switch {
+			case strings.HasPrefix(r.msg, "busy"):
 				g += " busy (refused at admission)"
-			} else {
+			case strings.Contains(r.msg, "not read within"):
+				g += " body unread (decode slot)"
+			default:
 				g += " cancelled while computing"
 			}
 		}
-		groups[g] = append(groups[g], r.ratio)
-		worst = append(worst, r)
+		client503[g] = append(client503[g], r.ratio)
+		server503[g] = append(server503[g], r.server)
 	}
 	t.Logf("%d requests in %v", len(all), duration)
-	t.Logf("%-38s %6s %7s %7s %7s %6s", "status", "count", "p50", "p99", "max", ">1.1")
-	for _, g := range slices.Sorted(maps.Keys(groups)) {
-		v := groups[g]
-		slices.Sort(v)
-		over := 0
-		for _, r := range v {
-			if r > 1.1 {
-				over++
+	for _, side := range []struct {
+		name   string
+		groups map[string][]float64
+	}{{"client", client503}, {"server", server503}} {
+		t.Logf("latency / timeout at the %s:", side.name)
+		t.Logf("  %-36s %6s %7s %7s %7s %6s", "status", "count", "p50", "p99", "max", ">1.1")
+		for _, g := range slices.Sorted(maps.Keys(side.groups)) {
+			v := side.groups[g]
+			slices.Sort(v)
+			over := 0
+			for _, r := range v {
+				if r > 1.1 {
+					over++
+				}
 			}
+			q := func(p float64) float64 { return v[min(len(v)-1, int(p*float64(len(v))))] }
+			t.Logf("  %-36s %6d %7.3f %7.3f %7.3f %6d", g, len(v), q(0.5), q(0.99), v[len(v)-1], over)
 		}
-		q := func(p float64) float64 { return v[min(len(v)-1, int(p*float64(len(v))))] }
-		t.Logf("%-38s %6d %7.3f %7.3f %7.3f %6d", g, len(v), q(0.5), q(0.99), v[len(v)-1], over)
 	}
-	slices.SortFunc(worst, func(a, b result) int { return cmp.Compare(b.ratio, a.ratio) })
-	for _, r := range worst[:min(5, len(worst))] {
+	slices.SortFunc(all, func(a, b result) int { return cmp.Compare(b.ratio, a.ratio) })
+	for _, r := range all[:min(5, len(all))] {
 		sh := shapes[r.shape]
-		t.Logf("slowest: %.3f× the timeout, %d, %s of %d points %.80s", r.ratio, r.status, sh.kind, sh.points, r.msg)
+		t.Logf("slowest: %.3f× the timeout (server %.3f×), %d, %s of %d points %.80s", r.ratio, r.server, r.status, sh.kind, sh.points, r.msg)
 	}
+}
+
+// syncBuffer is a bytes.Buffer for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func rowsOf(x *mat.Dense) [][]float64 {
