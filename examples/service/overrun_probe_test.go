@@ -102,8 +102,16 @@ func TestOverrunProbe(t *testing.T) {
 	} else {
 		kinds = append(kinds, kind{"band", predictRequest{Level: &level}}, kind{"interval", predictRequest{Level: &level, Intervals: true}})
 	}
+	// Bodies over MaxBytes get 413 before a point is read: the largest
+	// admitted plain request is bounded by them too.
+	x1k, _ := testData(1000, d, 1)
+	b1k, err := json.Marshal(map[string]any{"x": rowsOf(x1k)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxPoints := min(s.MaxPoints, int(0.95*float64(s.MaxBytes)/(float64(len(b1k))/1000)))
 	admitted := func(k kind, pr []kpls.Predictor, points int) bool {
-		if points > s.MaxPoints {
+		if points > maxPoints {
 			return false
 		}
 		if k.req.Level != nil && float64(n)*float64(points)*float64(s.bandComponents(pr)) > s.BandBudget {
@@ -126,7 +134,7 @@ func TestOverrunProbe(t *testing.T) {
 			t.Logf("%s: not even one point is admitted", k.name)
 			continue
 		}
-		lo, hi := 1, s.MaxPoints+1 // admitted(lo), not admitted(hi)
+		lo, hi := 1, maxPoints+1 // admitted(lo), not admitted(hi)
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
 			if admitted(k, pr, mid) {
