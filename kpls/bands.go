@@ -204,9 +204,10 @@ func (m *Model) newBandRun(ctx context.Context, comp, chunk int) (*bandRun, erro
 // ritzHolds is ritzReproduces, computed once per m and kept (an answer
 // cut short by the context is not kept).
 func (m *Model) ritzHolds(ctx context.Context, op kernelop.Operator, theta []float64, comp int) bool {
-	m.qtMu.Lock()
-	ok, known := m.ritzOK[comp]
-	m.qtMu.Unlock()
+	c := m.shared()
+	c.qtMu.Lock()
+	ok, known := c.ritzOK[comp]
+	c.qtMu.Unlock()
 	if known {
 		return ok
 	}
@@ -214,12 +215,12 @@ func (m *Model) ritzHolds(ctx context.Context, op kernelop.Operator, theta []flo
 	if ctx.Err() != nil {
 		return ok
 	}
-	m.qtMu.Lock()
-	defer m.qtMu.Unlock()
-	if m.ritzOK == nil {
-		m.ritzOK = map[int]bool{}
+	c.qtMu.Lock()
+	defer c.qtMu.Unlock()
+	if c.ritzOK == nil {
+		c.ritzOK = map[int]bool{}
 	}
-	m.ritzOK[comp] = ok
+	c.ritzOK[comp] = ok
 	return ok
 }
 
@@ -300,9 +301,10 @@ func ritzRecurrence(ctx context.Context, bl blas.Float64, op kernelop.Operator, 
 // first request for m: m products of K with m rows, which every later
 // band at m reuses (the second term of H_mᵀk is this times Gᵀk).
 func (m *Model) residualScores(ctx context.Context, comp int, theta []float64, op kernelop.Operator) ([]float64, error) {
-	m.qtMu.Lock()
-	qt, ok := m.qt[comp]
-	m.qtMu.Unlock()
+	c := m.shared()
+	c.qtMu.Lock()
+	qt, ok := c.qt[comp]
+	c.qtMu.Unlock()
 	if ok {
 		return qt, nil
 	}
@@ -311,14 +313,14 @@ func (m *Model) residualScores(ctx context.Context, comp int, theta []float64, o
 	if err := ritzRecurrence(ctx, m.opts.Backend, op, theta, qt, nil, make([]float64, comp*n), comp); err != nil {
 		return nil, err
 	}
-	m.qtMu.Lock()
-	defer m.qtMu.Unlock()
-	if m.qt == nil {
-		m.qt = map[int][]float64{}
+	c.qtMu.Lock()
+	defer c.qtMu.Unlock()
+	if c.qt == nil {
+		c.qt = map[int][]float64{}
 	}
-	if prev, ok := m.qt[comp]; ok { // another goroutine was first
+	if prev, ok := c.qt[comp]; ok { // another goroutine was first
 		return prev, nil
 	}
-	m.qt[comp] = qt
+	c.qt[comp] = qt
 	return qt, nil
 }

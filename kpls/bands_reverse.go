@@ -17,9 +17,10 @@ const reverseBudget = 256 << 20
 // operator to comp components (the residuals and their products, which
 // the model does not keep), computed once per m and kept.
 func (m *Model) refitKrylov(ctx context.Context, comp int) (*krylov, error) {
-	m.qtMu.Lock()
-	kr, ok := m.kry[comp]
-	m.qtMu.Unlock()
+	c := m.shared()
+	c.qtMu.Lock()
+	kr, ok := c.kry[comp]
+	c.qtMu.Unlock()
 	if ok {
 		return kr, nil
 	}
@@ -33,15 +34,15 @@ func (m *Model) refitKrylov(ctx context.Context, comp int) (*krylov, error) {
 	if kr.steps < comp {
 		return nil, fmt.Errorf("%w: confidence bands for m = %d: the refit for the derivative stopped at %d components (%s)", ErrUnreliable, comp, kr.steps, kr.stop.Message)
 	}
-	m.qtMu.Lock()
-	defer m.qtMu.Unlock()
-	if m.kry == nil {
-		m.kry = map[int]*krylov{}
+	c.qtMu.Lock()
+	defer c.qtMu.Unlock()
+	if c.kry == nil {
+		c.kry = map[int]*krylov{}
 	}
-	if prev, ok := m.kry[comp]; ok {
+	if prev, ok := c.kry[comp]; ok {
 		return prev, nil
 	}
-	m.kry[comp] = kr
+	c.kry[comp] = kr
 	return kr, nil
 }
 

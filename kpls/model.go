@@ -62,6 +62,18 @@ type Model struct {
 	// (ritzReproduces), guarded by qtMu: m products with K each time
 	// otherwise, per band request and per block of a mean's points.
 	ritzOK map[int]bool
+	// base, when not nil, is the model this one is a view of (At): its
+	// kernel matrix and the caches above, all per m, serve both.
+	base *Model
+}
+
+// shared is the model whose kernel matrix and per-m caches m uses: its
+// base, or itself.
+func (m *Model) shared() *Model {
+	if m.base != nil {
+		return m.base
+	}
+	return m
 }
 
 // Fit fits kernel PLS to the rows of d.X (n×d) and the one column of

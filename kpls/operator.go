@@ -262,8 +262,12 @@ func (c crossRows) Block(dst []float64, r0, r1, c0, c1 int) {
 
 // operator returns the centred training kernel matrix as an operator: the
 // fit's own, kept by Fit, or built once on the first request (a loaded
-// model, or one Select returned) in the storage its options choose.
+// model, or one Select returned) in the storage its options choose; a
+// view made by At uses its base's.
 func (m *Model) operator(ctx context.Context) (kernelop.Operator, error) {
+	if m.base != nil {
+		return m.base.operator(ctx)
+	}
 	m.opOnce.Do(func() {
 		if m.op != nil {
 			return

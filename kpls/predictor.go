@@ -288,13 +288,16 @@ func (m *Model) At(comp int) (*Model, error) {
 	return v, nil
 }
 
-// shallowCopy is a new Model sharing m's results and arrays, with caches
-// of its own.
+// shallowCopy is a new Model sharing m's results and arrays, and its
+// kernel matrix and per-m caches (through base): a copy with caches of
+// its own built the n×n matrix again on its first band request (512 MiB
+// and seconds at n = 8192, past any deadline: the service makes one per
+// request that names its components).
 func (m *Model) shallowCopy() *Model {
 	return &Model{opts: m.opts, n: m.n, d: m.d, scale: m.scale, x: m.x, yMean: m.yMean, yc: m.yc,
 		colMean: m.colMean, grand: m.grand, valid: m.valid, steps: m.steps, lanczos: m.lanczos,
 		alpha: m.alpha, t: m.t, g: m.g, l: m.l, stats: m.stats, dofSE: m.dofSE, warns: m.warns,
-		stop: m.stop, chosen: m.chosen, storage: m.storage, wt: m.wt}
+		stop: m.stop, chosen: m.chosen, storage: m.storage, wt: m.wt, base: m.shared()}
 }
 
 // Summary describes the model as the single member of its predictions.

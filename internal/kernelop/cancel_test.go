@@ -3,7 +3,10 @@ package kernelop
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -167,6 +170,119 @@ func TestHybridBudget(t *testing.T) {
 		fixed := int64(8*n) + int64(len(op.(*tiled).tl.tiles))*48
 		if op.Bytes() > c.budget+fixed {
 			t.Errorf("budget %d: Bytes %d", c.budget, op.Bytes())
+		}
+	}
+}
+
+// checkCtx counts the checks of a context (its Err calls) and cancels it
+// at check number at (never when 0). late counts the checks that begin
+// after that cancel has returned: each of them sees the error, so a
+// goroutine that stops at its first check after the cancel adds one,
+// and a goroutine that has begun a block when the cancel comes (or began
+// one on a check that raced with it) finishes only that block.
+type checkCtx struct {
+	context.Context
+	cancel         context.CancelFunc
+	at             int64
+	checks, late   atomic.Int64
+	armed, settled atomic.Bool
+}
+
+func newCheckCtx(at int64) *checkCtx {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &checkCtx{Context: ctx, cancel: cancel, at: at}
+	c.armed.Store(true)
+	return c
+}
+
+func (c *checkCtx) Err() error {
+	if c.armed.Load() {
+		if c.settled.Load() {
+			c.late.Add(1)
+		} else if c.checks.Add(1) == c.at {
+			c.cancel()
+			c.settled.Store(true)
+		}
+	}
+	return c.Context.Err()
+}
+
+// TestCancelWithinProduct checks that every storage's Mul stops within
+// one block of rows (or tile) per goroutine of a cancel that comes part
+// way through a product, and returns the context's error; and that the
+// checks inside leave the product as it was, bit for bit. Each product
+// is run first with a context that is never cancelled, counting its
+// checks (many a pass: the dense storage's were one, before the product,
+// on the go backend whose row loops now check); then cancelled at its
+// first check (as an already cancelled context), its second (after one
+// block at most) and half way through.
+func TestCancelWithinProduct(t *testing.T) {
+	if _, ok := blas.Default().(stoppable); !ok {
+		t.Fatal("the go backend's products cannot stop part way: its DsymvStop, DsymmStop or DgemmStop is missing")
+	}
+	n := symmMinN // from here the dense blocks go through Dsymm
+	x := make([]float64, n*3)
+	for i := range x {
+		x[i] = float64(i%17) * 0.1
+	}
+	rows := gram.NewRBFRows(x, n, 3, 1)
+	ld := DenseStride(n)
+	kc := make([]float64, n*ld)
+	for i := range n {
+		rows.Rows(kc[i*ld:i*ld+n], i, i+1)
+	}
+	f32, err := NewFloat32(context.Background(), rows, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := NewMatrixFree(context.Background(), rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hy, err := NewHybrid(context.Background(), rows, DenseBytes(n)/4, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := []Operator{NewDense(kc, ld, n, f32.Stats(), blas.Default()), f32, mf, hy}
+	// One vector (Dsymv; float32's row groups), a block through Dsymm,
+	// one past it (Dgemm), and float32's tiled blocks.
+	ks := []int{1, 4, symmMaxVectors + 1, tileMinVectors()}
+	limit := int64(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, op := range ops {
+		for _, k := range ks {
+			t.Run(fmt.Sprintf("%s/k=%d", op.Kind(), k), func(t *testing.T) {
+				v := make([]float64, k*n)
+				for i := range v {
+					v[i] = rng.NormFloat64()
+				}
+				want, got := make([]float64, k*n), make([]float64, k*n)
+				if err := op.Mul(context.Background(), want, v, k); err != nil {
+					t.Fatal(err)
+				}
+				never := newCheckCtx(0)
+				if err := op.Mul(never, got, v, k); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatal("the product with a cancellable context differs from the one without")
+				}
+				checks := never.checks.Load()
+				if checks < 8 {
+					t.Fatalf("%d checks of the context in a product, want ≥ 8 (one per block of rows)", checks)
+				}
+				for _, at := range []int64{1, 2, checks / 2} {
+					c := newCheckCtx(at)
+					if err := op.Mul(c, got, v, k); !errors.Is(err, context.Canceled) {
+						t.Fatalf("cancelled at check %d of %d: err = %v, want context.Canceled", at, checks, err)
+					}
+					if late := c.late.Load(); late > limit {
+						t.Errorf("cancelled at check %d of %d: %d checks after it, want ≤ %d (one per goroutine)", at, checks, late, limit)
+					}
+					c.cancel()
+				}
+				never.cancel()
+			})
 		}
 	}
 }

@@ -15,8 +15,8 @@ type dense struct {
 	ld   int
 	n    int
 	st   Stats
-	bl   blas.Float64
-	symm bool // bl reads the triangle once for a block (blas.OnePassSymm)
+	sb   stoppable // the backend, or it wrapped as an unstoppable
+	symm bool      // the backend reads the triangle once for a block (blas.OnePassSymm)
 }
 
 // NewDense wraps an already centred n×n float64 matrix kc (both triangles,
@@ -32,7 +32,11 @@ func NewDense(kc []float64, ld, n int, st Stats, bl blas.Float64) Operator {
 		panic("kernelop: NewDense matrix too short")
 	}
 	_, symm := bl.(blas.OnePassSymm)
-	return &dense{kc: kc, ld: ld, n: n, st: st, bl: bl, symm: symm}
+	sb, ok := bl.(stoppable)
+	if !ok {
+		sb = unstoppable{bl}
+	}
+	return &dense{kc: kc, ld: ld, n: n, st: st, sb: sb, symm: symm}
 }
 
 // DenseStride is the row stride NewDense wants for an n×n matrix: n below
@@ -79,22 +83,64 @@ var symmMaxVectors = simd.SymvBlockMaxVectors()
 // the bands) that older releases gave.
 const symmMinN = 2048
 
-// Mul checks ctx once: a dense pass is one BLAS call of a few milliseconds
-// to a second, which splitting into row blocks would slow down.
+// stoppable is a backend whose products can stop part way (the go
+// backend): each method calls stop between blocks of rows of the matrix
+// and returns false, the output unspecified, once it reports true; a nil
+// stop never stops.
+type stoppable interface {
+	DsymvStop(stop func() bool, ul gblas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) bool
+	DsymmStop(stop func() bool, s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool
+	DgemmStop(stop func() bool, tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool
+}
+
+// unstoppable is any other backend as a stoppable: its products run to
+// the end.
+type unstoppable struct{ bl blas.Float64 }
+
+func (u unstoppable) DsymvStop(_ func() bool, ul gblas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) bool {
+	u.bl.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
+	return true
+}
+
+func (u unstoppable) DsymmStop(_ func() bool, s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	u.bl.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+	return true
+}
+
+func (u unstoppable) DgemmStop(_ func() bool, tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	u.bl.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return true
+}
+
+// Mul checks ctx before the product and, on a stoppable backend (the
+// go backend), inside it: every goroutine of the product checks before
+// each block of 64 rows of the matrix (a millisecond or so at n = 8192),
+// so that a cancelled or expired context ends a pass of 40 ms to a
+// second (more on a starved machine) within a block, where it used to
+// wait for the pass. The checks leave the sums and their order alone: the
+// results are those of an unchecked pass, bit for bit. Other backends'
+// products are one BLAS call each, checked before only.
 func (d *dense) Mul(ctx context.Context, dst, v []float64, k int) error {
 	checkMul(d.n, dst, v, k)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n := d.n
+	var stop func() bool
+	if ctx.Done() != nil { // nil: it can never be cancelled
+		stop = func() bool { return ctx.Err() != nil }
+	}
+	n, done := d.n, true
 	switch {
 	case k == 0 || n == 0:
 	case k == 1:
-		d.bl.Dsymv(gblas.Upper, n, 1, d.kc, d.ld, v, 1, 0, dst, 1)
+		done = d.sb.DsymvStop(stop, gblas.Upper, n, 1, d.kc, d.ld, v, 1, 0, dst, 1)
 	case d.symm && k <= symmMaxVectors && n >= symmMinN:
-		d.bl.Dsymm(gblas.Right, gblas.Upper, k, n, 1, d.kc, d.ld, v, n, 0, dst, n)
+		done = d.sb.DsymmStop(stop, gblas.Right, gblas.Upper, k, n, 1, d.kc, d.ld, v, n, 0, dst, n)
 	default:
-		d.bl.Dgemm(gblas.NoTrans, gblas.Trans, k, n, n, 1, v, n, d.kc, d.ld, 0, dst, n)
+		done = d.sb.DgemmStop(stop, gblas.NoTrans, gblas.Trans, k, n, n, 1, v, n, d.kc, d.ld, 0, dst, n)
+	}
+	if !done {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package simd
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // gemmNTChunk is how much of the inner dimension one pass covers: four
 // rows of B (32 KiB) stay in L1 and the chunk of A (m rows) in L2 while
@@ -15,30 +18,41 @@ const gemmNTChunk = 1024
 // four). For a symmetric B, such as a kernel matrix, A·Bᵀ = A·B. Work is
 // split over GOMAXPROCS goroutines by rows of B (columns of C).
 func GemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	GemmNTStop(nil, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// GemmNTStop is GemmNT that can be stopped part way: each goroutine calls
+// stop before every stopRows columns of C (rows of B) of each pass over
+// the inner dimension, and once a call reports true GemmNTStop returns
+// false with C unspecified. stop must be safe for concurrent use and,
+// once true, stay true; nil never stops. Otherwise C is GemmNT's, bit
+// for bit.
+func GemmNTStop(stop func() bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
 	if !gemmNTScale(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
-		return
+		return true
 	}
 	w := workers(m*n*k/8, n/4)
 	if w == 1 {
-		gemmNTPart(0, n, m, k, alpha, a, lda, b, ldb, c, ldc)
-		return
+		return gemmNTPart(stop, 0, n, m, k, alpha, a, lda, b, ldb, c, ldc)
 	}
+	finished := make([]bool, w)
 	var wg sync.WaitGroup
 	for p := range w {
 		j0, j1 := p*n/w&^3, (p+1)*n/w&^3
 		if p == w-1 {
 			j1 = n
 		}
-		wg.Go(func() { gemmNTPart(j0, j1, m, k, alpha, a, lda, b, ldb, c, ldc) })
+		wg.Go(func() { finished[p] = gemmNTPart(stop, j0, j1, m, k, alpha, a, lda, b, ldb, c, ldc) })
 	}
 	wg.Wait()
+	return !slices.Contains(finished, false)
 }
 
 // GemmNTSerial is GemmNT on the calling goroutine, for callers that
 // already split their work over goroutines (the tiles of a kernel matrix).
 func GemmNTSerial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if gemmNTScale(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
-		gemmNTPart(0, n, m, k, alpha, a, lda, b, ldb, c, ldc)
+		gemmNTPart(nil, 0, n, m, k, alpha, a, lda, b, ldb, c, ldc)
 	}
 }
 
@@ -59,14 +73,18 @@ func gemmNTScale(m, n, k int, alpha float64, a []float64, lda int, b []float64, 
 	return alpha != 0 && k != 0
 }
 
-// gemmNTPart adds alpha·A·Bᵀ to the columns [j0, j1) of C.
-func gemmNTPart(j0, j1, m, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+// gemmNTPart adds alpha·A·Bᵀ to the columns [j0, j1) of C. It returns
+// false if stop (see GemmNTStop) ended it early.
+func gemmNTPart(stop func() bool, j0, j1, m, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) bool {
 	var o12 [12]float64
 	var o4 [4]float64
 	for l0 := 0; l0 < k; l0 += gemmNTChunk {
 		kc := min(gemmNTChunk, k-l0)
 		j := j0
 		for ; j+4 <= j1; j += 4 {
+			if stopped(stop, j-j0) {
+				return false
+			}
 			bj := b[j*ldb+l0:]
 			i := 0
 			for ; i+3 <= m; i += 3 {
@@ -98,4 +116,5 @@ func gemmNTPart(j0, j1, m, k int, alpha float64, a []float64, lda int, b []float
 			}
 		}
 	}
+	return true
 }

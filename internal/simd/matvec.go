@@ -3,6 +3,7 @@ package simd
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -102,18 +103,28 @@ var accPool sync.Pool
 // rows over GOMAXPROCS goroutines in bands of equal area, each
 // accumulating into its own vector; the vectors are summed at the end.
 func Symv(upper bool, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	SymvStop(nil, upper, n, alpha, a, lda, x, beta, y)
+}
+
+// SymvStop is Symv that can be stopped part way: each goroutine calls
+// stop before every block of stopRows rows of the triangle, and once a
+// call reports true the goroutines quit at their next block and SymvStop
+// returns false, leaving y unspecified. stop must be safe for concurrent
+// use and, once true, stay true; nil never stops. Otherwise y is Symv's,
+// bit for bit: the checks change neither the split nor the order of the
+// sums.
+func SymvStop(stop func() bool, upper bool, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) bool {
 	if n < 0 || lda < max(n, 1) || len(x) < n || len(y) < n || n > 0 && len(a) < (n-1)*lda+n {
 		panic("simd: Symv bad shape")
 	}
 	x, y = x[:n], y[:n]
 	scaleY(beta, y)
 	if alpha == 0 || n == 0 {
-		return
+		return true
 	}
 	w := workers(n*n/2, n)
 	if w == 1 {
-		symvRows(upper, 0, n, alpha, a, lda, x, y)
-		return
+		return symvRows(stop, upper, 0, n, alpha, a, lda, x, y)
 	}
 	// Row r of the upper triangle holds n−r elements, of the lower r+1:
 	// band p ends where the area above it reaches (p+1)/w of the total.
@@ -139,28 +150,50 @@ func Symv(upper bool, n int, alpha float64, a []float64, lda int, x []float64, b
 		accs[p] = (*acc)[:n]
 		clear(accs[p])
 	}
+	finished := make([]bool, w)
 	var wg sync.WaitGroup
 	for p := range w {
-		wg.Go(func() { symvRows(upper, bounds[p], bounds[p+1], alpha, a, lda, x, accs[p]) })
+		wg.Go(func() { finished[p] = symvRows(stop, upper, bounds[p], bounds[p+1], alpha, a, lda, x, accs[p]) })
 	}
 	wg.Wait()
+	all := !slices.Contains(finished, false)
 	for _, acc := range accs[1:] {
-		for i, v := range acc {
-			y[i] += v
+		if all {
+			for i, v := range acc {
+				y[i] += v
+			}
 		}
 		accPool.Put(&acc)
 	}
+	return all
+}
+
+// stopRows is the rows of a triangle (or, in GemmNT, the columns of C)
+// between two calls of a stop function: at n = 8192, 64 rows of the
+// upper triangle are at most half a million entries, a millisecond or
+// so of memory traffic, and the check (an indirect call and an atomic
+// load) is lost in it.
+const stopRows = 64
+
+// stopped reports whether the block of rows starting at offset off (from
+// the first row of a goroutine's share, a multiple of 8) is not to be
+// done: off starts a block of stopRows and stop says so.
+func stopped(stop func() bool, off int) bool {
+	return stop != nil && off%stopRows == 0 && stop()
 }
 
 // symvRows adds alpha times the contribution of the triangle's rows
 // [r0, r1) to A·x into acc: blocks of eight rows, then of four, then
-// single rows.
-func symvRows(upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, acc []float64) {
+// single rows. It returns false if stop (see SymvStop) ended it early.
+func symvRows(stop func() bool, upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, acc []float64) bool {
 	n := len(x)
 	i := r0
 	var xs8 [8][4]float64
 	var d8 [8]float64
 	for ; i+8 <= r1; i += 8 {
+		if stopped(stop, i-r0) {
+			return false
+		}
 		for r := range xs8 {
 			v := alpha * x[i+r]
 			xs8[r] = [4]float64{v, v, v, v}
@@ -208,6 +241,7 @@ func symvRows(upper bool, r0, r1 int, alpha float64, a []float64, lda int, x, ac
 		}
 		acc[i] += alpha * s
 	}
+	return true
 }
 
 // symvDiag adds the contribution of the h×h diagonal block at (i, i),

@@ -2,6 +2,7 @@ package simd
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -57,18 +58,26 @@ func SymvBlockMaxVectors() int {
 // GOMAXPROCS goroutines in bands of equal area, each accumulating into its
 // own k×n block; the blocks are summed at the end in a fixed order.
 func SymvBlock(k, n int, alpha float64, a []float64, lda int, x []float64, ldx int, beta float64, y []float64, ldy int) {
+	SymvBlockStop(nil, k, n, alpha, a, lda, x, ldx, beta, y, ldy)
+}
+
+// SymvBlockStop is SymvBlock that can be stopped part way, as SymvStop
+// is Symv: stop is called before every stopRows rows of each goroutine's
+// band, and once it reports true SymvBlockStop returns false with Y
+// unspecified; otherwise Y is SymvBlock's, bit for bit.
+func SymvBlockStop(stop func() bool, k, n int, alpha float64, a []float64, lda int, x []float64, ldx int, beta float64, y []float64, ldy int) bool {
 	if k < 0 || n < 0 || lda < max(n, 1) || ldx < max(n, 1) || ldy < max(n, 1) ||
 		k > 0 && n > 0 && (len(a) < (n-1)*lda+n || len(x) < (k-1)*ldx+n || len(y) < (k-1)*ldy+n) {
 		panic("simd: SymvBlock bad shape")
 	}
 	if k == 0 || n == 0 {
-		return
+		return true
 	}
 	for q := range k {
 		scaleY(beta, y[q*ldy:q*ldy+n])
 	}
 	if alpha == 0 {
-		return
+		return true
 	}
 	w := workers(k*n*n/2, n)
 	bounds := make([]int, w+1)
@@ -86,11 +95,18 @@ func SymvBlock(k, n int, alpha float64, a []float64, lda int, x []float64, ldx i
 		accs[p] = (*acc)[:k*n]
 		clear(accs[p])
 	}
+	finished := make([]bool, w)
 	var wg sync.WaitGroup
 	for p := range w {
-		wg.Go(func() { symvBlockRows(bounds[p], bounds[p+1], k, n, a, lda, x, ldx, accs[p]) })
+		wg.Go(func() { finished[p] = symvBlockRows(stop, bounds[p], bounds[p+1], k, n, a, lda, x, ldx, accs[p]) })
 	}
 	wg.Wait()
+	if slices.Contains(finished, false) {
+		for _, acc := range accs {
+			accPool.Put(&acc)
+		}
+		return false
+	}
 	for q := range k {
 		yq := y[q*ldy : q*ldy+n]
 		for _, acc := range accs {
@@ -102,13 +118,15 @@ func SymvBlock(k, n int, alpha float64, a []float64, lda int, x []float64, ldx i
 	for _, acc := range accs {
 		accPool.Put(&acc)
 	}
+	return true
 }
 
 // symvBlockRows adds the contribution of the upper triangle's rows
 // [r0, r1) to A·x_q into acc_q (row q of the k×n acc) for every q: groups
 // of eight rows, column block by column block, every vector per block;
-// then the leftover rows one at a time.
-func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int, acc []float64) {
+// then the leftover rows one at a time. It returns false if stop (see
+// SymvBlockStop) ended it early.
+func symvBlockRows(stop func() bool, r0, r1, k, n int, a []float64, lda int, x []float64, ldx int, acc []float64) bool {
 	xs := make([][8][4]float64, k)
 	var d [8]float64
 	var d2 [2][8]float64
@@ -129,6 +147,9 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 	}
 	i := r0
 	for ; i+8 <= r1; i += 8 {
+		if stopped(stop, i-r0) {
+			return false
+		}
 		for q := range k {
 			xq := x[q*ldx : q*ldx+n]
 			for r := range 8 {
@@ -191,4 +212,5 @@ func symvBlockRows(r0, r1, k, n int, a []float64, lda int, x []float64, ldx int,
 			aq[i] += s
 		}
 	}
+	return true
 }
