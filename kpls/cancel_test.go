@@ -41,7 +41,7 @@ func (c *countingCtx) Err() error {
 func TestCancelPredictWithinProduct(t *testing.T) {
 	const comp = 6
 	x, y := raceData(600, 3, 8)
-	fitted, err := Fit(context.Background(), x, y, Options{Components: comp})
+	fitted, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: comp}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCancelPredictWithinProduct(t *testing.T) {
 // at that m, bit for bit.
 func TestPredictAtSharesKernelMatrix(t *testing.T) {
 	x, y := raceData(300, 3, 8)
-	fitted, err := Fit(context.Background(), x, y, Options{Components: 6})
+	fitted, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,8 +96,8 @@ func TestOverrunProbe(t *testing.T) {
 		comps = append(comps, top)
 		for _, c := range comps {
 			kinds = append(kinds,
-				kind{"band m=" + strconv.Itoa(c), predictRequest{Level: &level, Components: &c}},
-				kind{"interval m=" + strconv.Itoa(c), predictRequest{Level: &level, Intervals: true, Components: &c}})
+				kind{"band m=" + strconv.Itoa(c), predictRequest{Level: &level, M: &c}},
+				kind{"interval m=" + strconv.Itoa(c), predictRequest{Level: &level, Intervals: true, M: &c}})
 		}
 	} else {
 		kinds = append(kinds, kind{"band", predictRequest{Level: &level}}, kind{"interval", predictRequest{Level: &level, Intervals: true}})
@@ -126,7 +126,7 @@ func TestOverrunProbe(t *testing.T) {
 	}
 	var shapes []shape
 	for _, k := range kinds {
-		pr, err := s.atComponents(k.req.Components)
+		pr, err := s.atM(k.req.M)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +152,8 @@ func TestOverrunProbe(t *testing.T) {
 		for _, p := range sizes {
 			x, _ := testData(p, d, uint64(1000+p))
 			req := map[string]any{"x": rowsOf(x)}
-			if k.req.Components != nil {
-				req["components"] = *k.req.Components
+			if k.req.M != nil {
+				req["m"] = *k.req.M
 			}
 			if k.req.Level != nil {
 				req["level"] = level
