@@ -106,7 +106,7 @@ func ExampleLoad() {
 // the DoF use, where float32 could move the DoF: the fit is redone in
 // float64 on hybrid storage (cached as far as the limit allows) and warns.
 // Below one tile nothing n×n is held. The fits agree (docs/scale.md).
-func ExampleOptions_memoryLimit() {
+func ExampleResources_memoryLimit() {
 	x, y := sinc(500)
 	for _, limit := range []int64{8 * 500 * 500, 600 << 10, 100 << 10} {
 		m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(len(y), y)}, kpls.Options{Kernel: kpls.RBF{Width: 0.5}, RawFeatures: true, Components: 5}, &kpls.Resources{MemoryLimit: limit})

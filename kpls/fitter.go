@@ -116,7 +116,7 @@ func newFitter(x mat.Matrix, y []float64, opts config, buf *kernelBuffer) (*fitt
 // checkResponse checks y against n×d inputs.
 func checkResponse(y []float64, n, d int) error {
 	if len(y) != n {
-		return fmt.Errorf("%w: x has %d rows, y has %d values", ErrShape, n, len(y))
+		return fmt.Errorf("%w: Data.X has %d rows, Data.Y %d", ErrShape, n, len(y))
 	}
 	if n < 3 {
 		return fmt.Errorf("%w: %d rows", ErrTooFewRows, n)

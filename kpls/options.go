@@ -92,7 +92,7 @@ type Data struct {
 	X mat.Matrix
 	// Y holds the targets: one column for Fit and Select, one per target
 	// for FitTargets and SelectTargets (n×q). A []float64 y is
-	// mat.NewVecDense(len(y), y).
+	// mat.NewVecDense(len(y), y) (gonum panics on an empty one).
 	Y mat.Matrix
 	// Weights, if not nil, are frequency weights, one per row: a row of
 	// weight w counts as w copies of itself (w need not be an integer).
@@ -162,11 +162,29 @@ type config struct {
 func newConfig(o Options, d *Data, r *Resources) config {
 	c := config{Kernel: o.Kernel, Components: o.Components, DoF: o.DoF, Criterion: o.Criterion,
 		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures,
-		FeatureNames: d.FeatureNames, TargetNames: d.TargetNames, Weights: d.Weights}
+		FeatureNames: d.FeatureNames, Weights: d.Weights}
+	if len(d.TargetNames) > 0 { // an empty list names nothing
+		c.TargetNames = d.TargetNames
+	}
 	if r != nil {
 		c.Storage, c.MemoryLimit, c.Backend, c.Progress, c.Comm = r.Storage, r.MemoryLimit, r.Backend, r.Progress, r.Comm
 	}
 	return c
+}
+
+// MarshalJSON writes o as a model file records its method: the kernel as
+// {"name", "width", …}. A Func kernel cannot be written.
+func (o Options) MarshalJSON() ([]byte, error) { return newConfig(o, &Data{}, nil).MarshalJSON() }
+
+// UnmarshalJSON reads options written by MarshalJSON, or the options
+// record of a model file (its names are not Options').
+func (o *Options) UnmarshalJSON(b []byte) error {
+	var c config
+	if err := c.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*o = c.method()
+	return nil
 }
 
 // method is the Options part of c.

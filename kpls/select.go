@@ -85,8 +85,10 @@ type SelectOptions struct {
 	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
 	MaxPasses int
 	// DoF, Lanczos, Probes and RawFeatures are every fit's, as in
-	// Options. With cross-validation an empty DoF computes none for the
-	// folds. Seed seeds the DoF probes and the folds' assignment.
+	// Options; the folds' fits never compute DoF. An empty DoF fits the
+	// members of a mean (the best included) without DoF, and a best point
+	// alone with DoFApprox (Selection.Model). Seed seeds the DoF probes
+	// and the folds' assignment.
 	DoF         DoFMethod
 	Lanczos     int
 	Probes      int
@@ -142,16 +144,27 @@ func (so *SelectOptions) config(d *Data, r *Resources) selectConfig {
 	sc := selectConfig{config: newConfig(o, d, r), Kernels: so.Kernels, Widths: so.Widths,
 		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses}
 	switch by := so.By.(type) {
-	case nil:
-		sc.Criterion = CV
+	case *CrossValidation:
+		if by != nil {
+			sc.setCV(*by)
+		}
 	case CrossValidation:
-		sc.Criterion = CV
-		sc.Folds, sc.Repeats, sc.SharedKernel = by.Folds, by.Repeats, by.SharedKernel
-		sc.AverageWithin, sc.AverageBy = by.AverageWithin, by.AverageBy
+		sc.setCV(by)
+	case *Criterion:
+		if by != nil {
+			sc.Criterion = *by
+		}
 	case Criterion:
-		sc.Criterion = cmp.Or(by, CV)
+		sc.Criterion = by
 	}
+	sc.Criterion = cmp.Or(sc.Criterion, CV)
 	return sc
+}
+
+// setCV sets sc's cross-validation from cv.
+func (sc *selectConfig) setCV(cv CrossValidation) {
+	sc.Folds, sc.Repeats, sc.SharedKernel = cv.Folds, cv.Repeats, cv.SharedKernel
+	sc.AverageWithin, sc.AverageBy = cv.AverageWithin, cv.AverageBy
 }
 
 // selectConfig is a search's settings as SelectOptions, Data and
@@ -336,15 +349,15 @@ func Select(ctx context.Context, d Data, so SelectOptions, r *Resources) (*Selec
 	return sels[0], err
 }
 
-// SelectTargets runs Select for every column of the response matrix y
-// (n×q) at once: the targets share every kernel matrix and every product
-// with it (their folds' fits advance in one block product), and each gets
-// its own choice of kernel, width and m, the one Select gives for its
-// column alone (to rounding; the budget of passes is shared). With
-// so.SharedKernel, one kernel and width serve all targets, each with its
-// own m. With so.TargetNames set, target t's model records TargetNames[t]
-// as its TargetName. A cancelled search returns the selections so far
-// with the context's error, as Select does.
+// SelectTargets runs Select for every column of d.Y (n×q) at once: the
+// targets share every kernel matrix and every product with it (their
+// folds' fits advance in one block product), and each gets its own
+// choice of kernel, width and m, the one Select gives for its column
+// alone (to rounding; the budget of passes is shared). With
+// CrossValidation.SharedKernel, one kernel and width serve all targets,
+// each with its own m. With d.TargetNames set, target t's model records
+// TargetNames[t] as its name. A cancelled search returns the selections
+// so far with the context's error, as Select does.
 func SelectTargets(ctx context.Context, d Data, so SelectOptions, r *Resources) ([]*Selection, error) {
 	sc := so.config(&d, r)
 	ys, err := d.columns(sc.config)
@@ -477,6 +490,12 @@ func (so *selectConfig) settings(n int) (selectSettings, error) {
 	var err error
 	if err = so.scoring(n, &st); err != nil {
 		return st, err
+	}
+	switch {
+	case so.Lanczos < 0:
+		return st, fmt.Errorf("%w: SelectOptions.Lanczos: %d steps", ErrBadOption, so.Lanczos)
+	case so.Probes < 0 || so.Probes == 1:
+		return st, fmt.Errorf("%w: SelectOptions.Probes: %d (want 0 for the default or at least 2)", ErrBadOption, so.Probes)
 	}
 	if so.MaxComponents < 0 {
 		return st, fmt.Errorf("%w: SelectOptions.MaxComponents: %d (want 0 for what the data allow, or more)", ErrComponents, so.MaxComponents)

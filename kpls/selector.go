@@ -237,7 +237,7 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 
 // budgetSpent says that the search's budget stopped it.
 func (s *selector) budgetSpent() string {
-	return fmt.Sprintf("the search spent its budget of %d passes over the kernel matrix (selectConfig.MaxPasses)", s.budget)
+	return fmt.Sprintf("the search spent its budget of %d passes over the kernel matrix (SelectOptions.MaxPasses)", s.budget)
 }
 
 // choose returns the criterion's choice among one grid point's rows: the

@@ -58,8 +58,8 @@ func responseColumns(y mat.Matrix, opts config) ([][]float64, error) {
 	if q == 0 {
 		return nil, fmt.Errorf("%w: y has no columns", ErrShape)
 	}
-	if opts.TargetNames != nil && len(opts.TargetNames) != q {
-		return nil, fmt.Errorf("%w: %d target names for %d columns of y", ErrBadOption, len(opts.TargetNames), q)
+	if len(opts.TargetNames) > 0 && len(opts.TargetNames) != q {
+		return nil, fmt.Errorf("%w: Data.TargetNames: %d names for %d columns of Data.Y", ErrBadOption, len(opts.TargetNames), q)
 	}
 	cols := make([][]float64, q)
 	for t := range cols {
@@ -104,10 +104,39 @@ func (d *Data) single(c config) ([]float64, config, error) {
 	return ys[0], targetOptions(c, 0), nil
 }
 
-// columns returns the columns of d.Y, checked against c's target names.
+// columns returns the columns of d.Y, after checking d's shapes and
+// names against each other.
 func (d *Data) columns(c config) ([][]float64, error) {
-	if d.Y == nil {
-		return nil, fmt.Errorf("%w: Data.Y is nil", ErrShape)
+	n, cols, err := dims(d.X, "Data.X")
+	if err != nil {
+		return nil, err
+	}
+	ny, q, err := dims(d.Y, "Data.Y")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ny != n:
+		return nil, fmt.Errorf("%w: Data.X has %d rows, Data.Y %d", ErrShape, n, ny)
+	case len(d.FeatureNames) > 0 && len(d.FeatureNames) != cols:
+		return nil, fmt.Errorf("%w: Data.FeatureNames: %d names for %d columns of Data.X", ErrBadOption, len(d.FeatureNames), cols)
+	case len(d.TargetNames) > 0 && len(d.TargetNames) != q:
+		return nil, fmt.Errorf("%w: Data.TargetNames: %d names for %d columns of Data.Y", ErrBadOption, len(d.TargetNames), q)
 	}
 	return responseColumns(d.Y, c)
+}
+
+// dims returns the dimensions of x, what names it in errors: a nil x,
+// typed or not, is an error instead of a panic in Dims.
+func dims(x mat.Matrix, what string) (r, c int, err error) {
+	defer func() {
+		if recover() != nil {
+			err = fmt.Errorf("%w: %s is nil", ErrShape, what)
+		}
+	}()
+	if x == nil {
+		return 0, 0, fmt.Errorf("%w: %s is nil", ErrShape, what)
+	}
+	r, c = x.Dims()
+	return r, c, nil
 }

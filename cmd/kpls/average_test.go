@@ -265,8 +265,8 @@ func TestSelectAverageWithin(t *testing.T) {
 			t.Errorf("%q: a file of version %d, want %d", c.args, v, want)
 		}
 	}
-	// --folds, --max-components and --average-within values are the library's to check; its errors name the flag.
-	for _, args := range [][]string{{"--average-within", "-0.1"}, {"--average-within", "0.05", "--criterion", "gcv"}, {"--average-by", "best"}, {"--folds", "1"}, {"--max-components", "-1"}} {
+	// --folds above the rows and --max-components below 0 are the library's to refuse; its errors name the flag.
+	for _, args := range [][]string{{"--average-within", "-0.1"}, {"--average-within", "0.05", "--criterion", "gcv"}, {"--average-by", "best"}, {"--folds", "1"}, {"--folds", "0"}, {"--folds", "100000"}, {"--max-components", "-1"}, {"--average-within", "-1", "--criterion", "gcv"}} {
 		if code, _, stderr := kplsRun(t, append([]string{"select", "--data", train}, args...)...); code != 2 || !strings.Contains(stderr, args[0]) {
 			t.Errorf("%q: exit %d: %s", args, code, stderr)
 		}

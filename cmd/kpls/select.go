@@ -277,8 +277,14 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 	isCV := cfg.crit == kpls.CV
 	// The values themselves are the library's to check (its errors name
 	// the field, DataErr the flag); here only what the flags mean
-	// together, and the values a flag gives another meaning (0).
+	// together, the values a flag gives another meaning than the library
+	// (--folds 0 is no default here), and flags the library never sees
+	// (the averaging margin without cross-validation).
 	switch {
+	case isCV && cv.Folds < 2:
+		return cli.Usagef("--folds: %d, want at least 2", cv.Folds)
+	case !(cv.AverageWithin >= 0) || math.IsInf(cv.AverageWithin, 0):
+		return cli.Usagef("--average-within: %g, want a fraction ≥ 0", cv.AverageWithin)
 	case fs.IsSet("repeats") && !isCV:
 		return cli.Usagef("--repeats applies to cross-validation: --criterion cv")
 	case fs.IsSet("average-within") && cv.AverageWithin > 0 && !isCV:
