@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
+
+	"github.com/kpls-go/kpls/internal/gram"
 )
 
 // Kernel is a positive semi-definite kernel k(x, z) between feature
@@ -47,7 +49,7 @@ type behaviour interface {
 	// matrix of the rows of x (n×d).
 	matrix(ctx context.Context, dst []float64, ld int, x []float64, n, d int) error
 	// cross fills c (m×n) with k(z_i, x_j).
-	cross(c, z []float64, m int, x []float64, n, d int)
+	cross(c, z []float64, m int, x *gram.Points)
 	// rows gives the kernel's rows and blocks over x, for the storage
 	// kinds that compute K tile by tile.
 	rows(x []float64, n, d int) kernelop.Blocks
@@ -211,8 +213,8 @@ func kernelMatrix(ctx context.Context, dst []float64, k Kernel, x []float64, n, 
 }
 
 // crossKernel fills c (m×n) with k(z_i, x_j).
-func crossKernel(c []float64, k Kernel, z []float64, m int, x []float64, n, d int) {
-	mustBehave(k).cross(c, z, m, x, n, d)
+func crossKernel(c []float64, k Kernel, z []float64, m int, x *gram.Points) {
+	mustBehave(k).cross(c, z, m, x)
 }
 
 // kernelSpec is how a kernel is written in model files and JSON results.

@@ -44,8 +44,8 @@ func (k Func) matrix(ctx context.Context, dst []float64, ld int, x []float64, n,
 	return gram.Func(ctx, dst, ld, x, n, d, k.Eval)
 }
 
-func (k Func) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.FuncCross(c, z, m, x, n, d, k.Eval)
+func (k Func) cross(c, z []float64, m int, x *gram.Points) {
+	gram.FuncCross(c, z, m, x.X, x.N, x.D, k.Eval)
 }
 
 // evaluatorKernel is the behaviour of a user's type that has an Eval
@@ -70,6 +70,6 @@ func (k evaluatorKernel) matrix(ctx context.Context, dst []float64, ld int, x []
 	return gram.Func(ctx, dst, ld, x, n, d, k.Eval)
 }
 
-func (k evaluatorKernel) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.FuncCross(c, z, m, x, n, d, k.Eval)
+func (k evaluatorKernel) cross(c, z []float64, m int, x *gram.Points) {
+	gram.FuncCross(c, z, m, x.X, x.N, x.D, k.Eval)
 }

@@ -28,8 +28,8 @@ func (Linear) matrix(ctx context.Context, dst []float64, ld int, x []float64, n,
 	return gram.Linear(ctx, dst, ld, x, n, d)
 }
 
-func (Linear) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.LinearCross(c, z, m, x, n, d)
+func (Linear) cross(c, z []float64, m int, x *gram.Points) {
+	gram.LinearCross(c, z, m, x.X, x.N, x.D)
 }
 
 func (Linear) rows(x []float64, n, d int) kernelop.Blocks { return gram.NewLinearRows(x, n, d) }

@@ -77,8 +77,8 @@ func (k Polynomial) matrix(ctx context.Context, dst []float64, ld int, x []float
 	return gram.Polynomial(ctx, dst, ld, x, n, d, k.Degree, 1/float64(d), k.Offset)
 }
 
-func (k Polynomial) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.PolynomialCross(c, z, m, x, n, d, k.Degree, 1/float64(d), k.Offset)
+func (k Polynomial) cross(c, z []float64, m int, x *gram.Points) {
+	gram.PolynomialCross(c, z, m, x.X, x.N, x.D, k.Degree, 1/float64(x.D), k.Offset)
 }
 
 func (k Polynomial) rows(x []float64, n, d int) kernelop.Blocks {

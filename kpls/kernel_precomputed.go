@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
+
+	"github.com/kpls-go/kpls/internal/gram"
 )
 
 // Precomputed takes the kernel matrix itself, as scikit-learn's
@@ -50,7 +52,7 @@ func (Precomputed) matrix(_ context.Context, dst []float64, ld int, x []float64,
 }
 
 // cross: the new points' "features" are their kernel rows already.
-func (Precomputed) cross(c, z []float64, m int, _ []float64, n, _ int) { copy(c[:m*n], z[:m*n]) }
+func (Precomputed) cross(c, z []float64, m int, x *gram.Points) { copy(c[:m*x.N], z[:m*x.N]) }
 
 func (Precomputed) rows(x []float64, n, _ int) kernelop.Blocks { return precomputedRows{g: x, n: n} }
 

@@ -29,8 +29,6 @@ func (k RBF) matrix(ctx context.Context, dst []float64, ld int, x []float64, n, 
 	return gram.RBF(ctx, dst, ld, x, n, d, k.Width)
 }
 
-func (k RBF) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.RBFCross(c, z, m, x, n, d, k.Width)
-}
+func (k RBF) cross(c, z []float64, m int, x *gram.Points) { x.RBFCross(c, z, m, k.Width) }
 
 func (k RBF) rows(x []float64, n, d int) kernelop.Blocks { return gram.NewRBFRows(x, n, d, k.Width) }

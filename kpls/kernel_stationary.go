@@ -43,8 +43,8 @@ func (k Laplacian) matrix(ctx context.Context, dst []float64, ld int, x []float6
 	return gram.Stationary(ctx, dst, ld, x, n, d, k.profile())
 }
 
-func (k Laplacian) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.StationaryCross(c, z, m, x, n, d, k.profile())
+func (k Laplacian) cross(c, z []float64, m int, x *gram.Points) {
+	x.StationaryCross(c, z, m, k.profile())
 }
 
 func (k Laplacian) rows(x []float64, n, d int) kernelop.Blocks {
@@ -98,8 +98,8 @@ func (k Matern) matrix(ctx context.Context, dst []float64, ld int, x []float64, 
 	return gram.Stationary(ctx, dst, ld, x, n, d, k.profile())
 }
 
-func (k Matern) cross(c, z []float64, m int, x []float64, n, d int) {
-	gram.StationaryCross(c, z, m, x, n, d, k.profile())
+func (k Matern) cross(c, z []float64, m int, x *gram.Points) {
+	x.StationaryCross(c, z, m, k.profile())
 }
 
 func (k Matern) rows(x []float64, n, d int) kernelop.Blocks {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gram"
 )
 
 // naiveKernel is each built-in kernel written out from its definition,
@@ -71,7 +73,7 @@ func TestBuiltinKernelsAgainstNaiveLoops(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := make([]float64, m*n)
-			crossKernel(c, k, z, m, x, n, d)
+			crossKernel(c, k, z, m, gram.NewPoints(x, n, d))
 			// The matrix product forms ‖a‖² + ‖b‖² − 2aᵀb: its error is a
 			// few ulps of the squared spread (≈ 2d here) in the squared
 			// distance, which √ turns into about √(eps·d) absolute near

@@ -53,8 +53,12 @@ type Model struct {
 	// q_m(K)·T_m (m×n) for the m that confidence bands were asked for,
 	// computed once each: the bands' second term for any point is this
 	// matrix times Gᵀk, with no products with K per point.
-	qtMu sync.Mutex
-	qt   map[int][]float64
+	// pts are the training rows as kernel rows of new points read them
+	// (made on first use; shared with the models of At through base).
+	ptsOnce sync.Once
+	pts     *gram.Points
+	qtMu    sync.Mutex
+	qt      map[int][]float64
 	// kry holds the Krylov steps of the fit rerun for the bands' reverse
 	// path (refitKrylov), per m, guarded by qtMu.
 	kry map[int]*krylov
@@ -65,6 +69,14 @@ type Model struct {
 	// base, when not nil, is the model this one is a view of (At): its
 	// kernel matrix and the caches above, all per m, serve both.
 	base *Model
+}
+
+// points are the training rows for kernel rows of new points, made once
+// per model (and its views).
+func (m *Model) points() *gram.Points {
+	s := m.shared()
+	s.ptsOnce.Do(func() { s.pts = gram.NewPoints(s.x, s.n, s.d) })
+	return s.pts
 }
 
 // shared is the model whose kernel matrix and per-m caches m uses: its

@@ -257,7 +257,7 @@ func (c crossRows) Block(dst []float64, r0, r1, c0, c1 int) {
 	if h == 0 || w == 0 {
 		return
 	}
-	crossKernel(dst[:h*w], c.k, c.x[r0*c.d:r1*c.d], h, c.x[c0*c.d:c1*c.d], w, c.d)
+	crossKernel(dst[:h*w], c.k, c.x[r0*c.d:r1*c.d], h, gram.NewPoints(c.x[c0*c.d:c1*c.d], w, c.d))
 }
 
 // operator returns the centred training kernel matrix as an operator: the

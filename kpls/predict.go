@@ -93,7 +93,7 @@ func (m *Model) predictTo(ctx context.Context, dst, reach, lev []float64, x mat.
 			return err
 		}
 		rows := min(predictChunk, p-r0)
-		crossKernel(c, m.opts.Kernel, z[r0*m.d:(r0+rows)*m.d], rows, m.x, m.n, m.d)
+		crossKernel(c, m.opts.Kernel, z[r0*m.d:(r0+rows)*m.d], rows, m.points())
 		if reach != nil {
 			for r := range rows {
 				reach[r0+r] = rowMax(c[r*m.n : (r+1)*m.n])
@@ -239,6 +239,6 @@ func (m *Model) inputs(x mat.Matrix) ([]float64, int, error) {
 
 // centredCross fills c (rows×n) with the centred kernel vectors k_c(z_i).
 func (m *Model) centredCross(c, z []float64, rows int) {
-	crossKernel(c, m.opts.Kernel, z, rows, m.x, m.n, m.d)
+	crossKernel(c, m.opts.Kernel, z, rows, m.points())
 	m.centre(c, rows)
 }

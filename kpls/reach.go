@@ -26,7 +26,7 @@ func (m *Model) reach(x mat.Matrix) ([]float64, error) {
 	c := make([]float64, min(p, chunk)*m.n)
 	for r0 := 0; r0 < p; r0 += chunk {
 		rows := min(chunk, p-r0)
-		crossKernel(c, m.opts.Kernel, z[r0*m.d:(r0+rows)*m.d], rows, m.x, m.n, m.d)
+		crossKernel(c, m.opts.Kernel, z[r0*m.d:(r0+rows)*m.d], rows, m.points())
 		for r := range rows {
 			best := math.Inf(-1)
 			for _, v := range c[r*m.n : (r+1)*m.n] {

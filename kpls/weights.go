@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/kpls-go/kpls/internal/kernelop"
+
+	"github.com/kpls-go/kpls/internal/gram"
 )
 
 // weighting holds a weighted fit's frequency weights over the rows it
@@ -175,7 +177,7 @@ func (o *weightedOp) Mul(ctx context.Context, dst, v []float64, k int) error {
 func kernelDiag(k Kernel, x []float64, n, d int) []float64 {
 	out := make([]float64, n)
 	for i := 0; i < n; i++ {
-		crossKernel(out[i:i+1], k, x[i*d:(i+1)*d], 1, x[i*d:(i+1)*d], 1, d)
+		crossKernel(out[i:i+1], k, x[i*d:(i+1)*d], 1, gram.NewPoints(x[i*d:(i+1)*d], 1, d))
 	}
 	return out
 }

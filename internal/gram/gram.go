@@ -2,6 +2,7 @@ package gram
 
 import (
 	"context"
+	"sync"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -127,25 +128,72 @@ func sqDistBlock(a augmented) blockFunc {
 // in L2 with the 512 augmented training rows it uses.
 const crossBlockRows, crossBlockCols = 24, 512
 
+// Points are fixed rows x (n×d, row-major) that kernel rows of new
+// points are computed against, with the layouts the distance kernels
+// read them in (feature-major, or augmented for the matrix product),
+// made once on first use: a model's training rows, so that each
+// prediction does not rebuild them (at n = 8192, d = 8 the transpose and
+// its allocation took as long as the distances of one new point). Safe
+// for concurrent use; x must not change.
+type Points struct {
+	X    []float64
+	N, D int
+
+	once   sync.Once
+	xt     []float64 // feature-major (d×n)
+	mean   []float64 // column means, with aug
+	aug    augmented // for the matrix product (D ≥ productMinDim)
+	viaMul bool
+}
+
+// NewPoints returns the points x (n×d).
+func NewPoints(x []float64, n, d int) *Points {
+	if len(x) < n*d {
+		panic("gram: slice too short")
+	}
+	return &Points{X: x, N: n, D: d, viaMul: d >= productMinDim}
+}
+
+// layouts makes the layouts p's kernels read, once.
+func (p *Points) layouts() {
+	p.once.Do(func() {
+		if p.viaMul {
+			p.mean = ColumnMeans(p.X, p.N, p.D)
+			p.aug = augment(p.X, p.N, p.D, p.mean)
+		} else {
+			p.xt = transpose(p.X, p.N, p.D)
+		}
+	})
+}
+
 // RBFCross fills dst (m×n, row-major) with exp(-‖z_i − x_j‖² / (2·width)).
 func RBFCross(dst, z []float64, m int, x []float64, n, d int, width float64) {
-	rbfCross(dst, z, m, x, n, d, width, d >= productMinDim)
+	NewPoints(x, n, d).RBFCross(dst, z, m, width)
+}
+
+// RBFCross fills dst (m×N) with exp(-‖z_i − x_j‖² / (2·width)) for the
+// rows z_i of z (m×D) and the points x_j.
+func (p *Points) RBFCross(dst, z []float64, m int, width float64) {
+	p.cross(dst, z, m, rbfFinish(width))
 }
 
 func rbfCross(dst, z []float64, m int, x []float64, n, d int, width float64, viaProduct bool) {
-	cross(dst, z, m, x, n, d, rbfFinish(width), viaProduct)
+	p := NewPoints(x, n, d)
+	p.viaMul = viaProduct
+	p.RBFCross(dst, z, m, width)
 }
 
-// cross fills dst (m×n) with finish(‖z_i − x_j‖²), the squared distances
-// by direct differences or, with viaProduct, through a matrix product.
-func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaProduct bool) {
-	if len(dst) < m*n || len(z) < m*d || len(x) < n*d {
+// cross fills dst (m×N) with finish(‖z_i − x_j‖²), the squared distances
+// by direct differences or, for many features, through a matrix product.
+func (p *Points) cross(dst, z []float64, m int, finish tileFunc) {
+	n, d := p.N, p.D
+	if len(dst) < m*n || len(z) < m*d {
 		panic("gram: slice too short")
 	}
 	hugepage.Float64s(dst[:m*n])
-	if viaProduct && m > 0 && n > 0 {
-		mean := ColumnMeans(x, n, d)
-		za, xa := augment(z, m, d, mean), augment(x, n, d, mean)
+	p.layouts()
+	if p.viaMul && m > 0 && n > 0 {
+		za, xa := augment(z, m, d, p.mean), p.aug
 		ld := xa.ld
 		// Split by columns, so that one new point still uses every core,
 		// and finish each block while it is in cache.
@@ -163,8 +211,7 @@ func cross(dst, z []float64, m int, x []float64, n, d int, finish tileFunc, viaP
 		})
 		return
 	}
-	xt := transpose(x, n, d)
-	row := sqDistRow(z, d, xt, n)
+	row := sqDistRow(z, d, p.xt, n)
 	rows(m, m*n, func(r0, r1 int) {
 		// Column blocks keep the stretch of xt in use in cache across rows.
 		for c0 := 0; c0 < n; c0 += 8 * tileSize {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -201,6 +202,40 @@ func TestRBFCross(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPointsReused: one Points serves several sets of new points, from
+// several goroutines at once, each against the direct formula: the
+// layouts made on first use are the points', not the first caller's.
+func TestPointsReused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, d := range []int{3, productMinDim + 2} {
+		n := 90
+		x := randPoints(rng, n, d)
+		p := NewPoints(x, n, d)
+		var wg sync.WaitGroup
+		for g := range 4 {
+			z := randPoints(rng, g+1, d)
+			wg.Go(func() {
+				m := g + 1
+				got := make([]float64, m*n)
+				p.RBFCross(got, z, m, 3)
+				want := naiveRBF(z, m, x, n, d, 3)
+				nz, nx := normsAbout(z, m, x, n, d), normsAbout(x, n, x, n, d)
+				for i := range want {
+					ok := rbfClose(got[i], want[i])
+					if p.viaMul {
+						ok = productClose(got[i], want[i], 1.0/6, nz[i/n], nx[i%n])
+					}
+					if !ok {
+						t.Errorf("d=%d, goroutine %d: entry %d = %v, want %v", d, g, i, got[i], want[i])
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
 }
 

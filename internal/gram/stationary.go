@@ -92,7 +92,13 @@ func stationary(ctx context.Context, dst []float64, ld int, x []float64, n, d in
 
 // StationaryCross fills dst (m×n) with f(‖z_i − x_j‖²).
 func StationaryCross(dst, z []float64, m int, x []float64, n, d int, f Profile) {
-	cross(dst, z, m, x, n, d, tileFunc(f), d >= productMinDim)
+	NewPoints(x, n, d).StationaryCross(dst, z, m, f)
+}
+
+// StationaryCross fills dst (m×N) with f(‖z_i − x_j‖²) for the rows z_i
+// of z (m×D) and the points x_j.
+func (p *Points) StationaryCross(dst, z []float64, m int, f Profile) {
+	p.cross(dst, z, m, tileFunc(f))
 }
 
 // Func fills dst (n×n, rows ld apart) with f(x_i, x_j) for any kernel function, on the
