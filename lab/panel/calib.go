@@ -169,7 +169,7 @@ func runCalib(ctx context.Context, e *cli.Env, args []string) error {
 		for _, r := range rules {
 			ps := slices.Clone(t.perSplit[r])
 			sort.Float64s(ps)
-			fmt.Fprintf(w, " %.1f %% / %.1f %% | %.3f |", 100*float64(t.inside[r])/float64(t.n), 100*median(ps), t.lpd[r]/float64(t.n))
+			fmt.Fprintf(w, " %.1f %% / %.1f %% | %.3f |", 100*float64(t.inside[r])/float64(t.n), 100*Median(ps), t.lpd[r]/float64(t.n))
 			meanLPD[r] += t.lpd[r] / float64(t.n) / float64(len(order))
 		}
 		fmt.Fprintln(w)
@@ -180,17 +180,6 @@ func runCalib(ctx context.Context, e *cli.Env, args []string) error {
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-func median(sorted []float64) float64 {
-	k := len(sorted)
-	if k == 0 {
-		return math.NaN()
-	}
-	if k%2 == 1 {
-		return sorted[k/2]
-	}
-	return (sorted[k/2-1] + sorted[k/2]) / 2
 }
 
 // readPanelSet reads a panel data file: CSV with a header, target y last.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,4 +65,18 @@ func parseIndices(path string, r io.Reader, n int) ([]int, error) {
 		return nil, fmt.Errorf("%s: no row indices", path)
 	}
 	return out, sc.Err()
+}
+
+// Median is the median of v (the mean of the middle two for an even
+// count), NaN for none; v is not changed.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

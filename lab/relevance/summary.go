@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/kpls-go/kpls/lab/panel"
 )
 
 // kept returns the variant cross-validation picks among the named ones
@@ -22,34 +24,18 @@ func kept(r Record, names ...string) (Variant, bool) {
 	return best, found
 }
 
-func variant(r Record, name string) (Variant, bool) {
-	return kept(r, name)
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // nestedKept is gop when the nested CV (scales learned within each fold)
 // scores it below iso, else iso.
 func nestedKept(r Record) (Variant, bool) {
-	ni, ok1 := variant(r, "nested-iso")
-	ng, ok2 := variant(r, "nested-gop")
+	ni, ok1 := kept(r, "nested-iso")
+	ng, ok2 := kept(r, "nested-gop")
 	if !ok1 || !ok2 {
 		return Variant{}, false
 	}
 	if ng.CV < ni.CV {
-		return variant(r, "gop")
+		return kept(r, "gop")
 	}
-	return variant(r, "iso")
+	return kept(r, "iso")
 }
 
 // column is one column of the table: a variant, or a rule of keeping.
@@ -60,7 +46,7 @@ type column struct {
 
 func columns() []column {
 	one := func(n string) func(Record) (Variant, bool) {
-		return func(r Record) (Variant, bool) { return variant(r, n) }
+		return func(r Record) (Variant, bool) { return kept(r, n) }
 	}
 	return []column{
 		{"iso", one("iso")},
@@ -72,7 +58,7 @@ func columns() []column {
 		{"kta", one("kta")},
 		{"ard-scales", one("ard")},
 		{"ard-kept", func(r Record) (Variant, bool) {
-			if _, ok := variant(r, "ard"); !ok {
+			if _, ok := kept(r, "ard"); !ok {
 				return Variant{}, false
 			}
 			return kept(r, "iso", "ard")
@@ -127,12 +113,12 @@ func summary(w io.Writer, in, ardPath string, only []string) error {
 			for _, r := range rs {
 				if x, ok := c.pick(r); ok {
 					v = append(v, x.RMSE)
-					if iso, ok := variant(r, "iso"); ok {
+					if iso, ok := kept(r, "iso"); ok {
 						ratios[s][c.name] = append(ratios[s][c.name], x.RMSE/iso.RMSE)
 					}
 				}
 			}
-			fmt.Fprintf(w, " %s |", cell(median(v)))
+			fmt.Fprintf(w, " %s |", cell(panel.Median(v)))
 		}
 		var g []float64
 		for _, r := range rs {
@@ -141,7 +127,7 @@ func summary(w io.Writer, in, ardPath string, only []string) error {
 				ratios[s]["ARD GP"] = append(ratios[s]["ARD GP"], a.RMSE/mustIso(r))
 			}
 		}
-		fmt.Fprintf(w, " %s |\n", cell(median(g)))
+		fmt.Fprintf(w, " %s |\n", cell(panel.Median(g)))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratio to iso, per split: median (worst); kept: splits where CV chose a scaled selection:")
@@ -166,7 +152,7 @@ func summary(w io.Writer, in, ardPath string, only []string) error {
 				fmt.Fprint(w, " |")
 				continue
 			}
-			m := median(v)
+			m := panel.Median(v)
 			logs[c] = append(logs[c], math.Log(m))
 			fmt.Fprintf(w, " %.3f (%.3f) |", m, slices.Max(v))
 		}
@@ -184,7 +170,7 @@ func summary(w io.Writer, in, ardPath string, only []string) error {
 			if v, _ := kept(r, "iso", "gop", "gop-sqrt", "gop2"); v.Name != "iso" {
 				ck++
 			}
-			if _, ok := variant(r, "ard"); ok {
+			if _, ok := kept(r, "ard"); ok {
 				na++
 				if v, _ := kept(r, "iso", "ard"); v.Name != "iso" {
 					ak++
@@ -206,7 +192,7 @@ func summary(w io.Writer, in, ardPath string, only []string) error {
 }
 
 func mustIso(r Record) float64 {
-	if v, ok := variant(r, "iso"); ok {
+	if v, ok := kept(r, "iso"); ok {
 		return v.RMSE
 	}
 	return math.NaN()

@@ -418,18 +418,6 @@ func oracle(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, 
 	return best, nil
 }
 
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func summarize(splits []evalSplitJSON) []evalSummary {
 	var order []string
 	rm, secs, ratio := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
@@ -451,7 +439,7 @@ func summarize(splits []evalSplitJSON) []evalSummary {
 	}
 	var out []evalSummary
 	for _, m := range order {
-		out = append(out, evalSummary{Method: m, MedianRMSE: cli.Num(median(rm[m])), MedianSeconds: median(secs[m]), RatioToOracle: cli.Num(median(ratio[m]))})
+		out = append(out, evalSummary{Method: m, MedianRMSE: cli.Num(panel.Median(rm[m])), MedianSeconds: panel.Median(secs[m]), RatioToOracle: cli.Num(panel.Median(ratio[m]))})
 	}
 	return out
 }
