@@ -453,7 +453,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, by: st.score, crit: st.score.criterion(), folds: st.folds, repeats: st.repeats,
+	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, by: st.score, folds: st.folds, repeats: st.repeats,
 		avgWithin: st.avgWithin, avgBy: st.avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
 		start: st.start, maxComp: max(st.maxComp, st.start), budget: st.budget, opts: opts, points: grid}
 	s.results = make([][]*pointResult, len(grid))
@@ -465,7 +465,7 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 		ids[p] = p
 	}
 	for t := range ys {
-		s.sels = append(s.sels, &Selection{Criterion: s.crit, Repeats: st.repeats})
+		s.sels = append(s.sels, &Selection{Criterion: s.by.criterion(), Repeats: st.repeats})
 		if so.SharedKernel && t > 0 {
 			s.choosers[0].targets = append(s.choosers[0].targets, t)
 			continue
@@ -641,7 +641,7 @@ func (s *selector) search(scanned map[string]bool) error {
 	}
 	for _, c := range s.choosers {
 		if c.best < 0 {
-			return fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.crit)
+			return fmt.Errorf("%w: no grid point has a usable %s score", ErrBreakdown, s.by.criterion())
 		}
 		if c.why != "" {
 			b := s.points[c.best]
@@ -708,7 +708,7 @@ func (s *selector) takeIn(c *chooser, p int, scanned map[string]bool) {
 	switch {
 	case !ok:
 	case gi >= c.first && c.best == p && !(c.bestScore < before-widthGain*math.Abs(before)):
-		c.why = fmt.Sprintf("the %s score improves by less than %.1g relative there", s.crit, widthGain)
+		c.why = fmt.Sprintf("the %s score improves by less than %.1g relative there", s.by.criterion(), widthGain)
 	case s.passes >= s.budget:
 		c.why = s.budgetSpent()
 	default:
@@ -771,7 +771,7 @@ func (s *selector) score(c *chooser, p int) (float64, bool) {
 		if r.choice < 0 {
 			return 0, false
 		}
-		return r.rows[r.choice].Score(s.crit), true
+		return r.rows[r.choice].Score(s.by.criterion()), true
 	}
 	var sum float64
 	for _, t := range c.targets {

@@ -19,7 +19,6 @@ type selector struct {
 	tss       []float64   // each target's total sum of squares about its mean
 	n, d      int
 	by        scorer
-	crit      Criterion // by's
 	folds     int
 	repeats   int     // k-fold assignments cross-validation pools (0: not CV)
 	avgWithin float64 // CrossValidation.AverageWithin
@@ -221,9 +220,9 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int) (*pointRe
 		} else if comp < limit {
 			why = "the largest m fitted: " + s.budgetSpent()
 		}
-		warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.crit, choice, why))
+		warns = append(warns, warnf(WarnChoiceAtEdge, "%s: the %s choice m = %d is %s: a larger m might score better", label, s.by.criterion(), choice, why))
 	case !settled && !r.broke && comp < limit:
-		warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.crit, choice, last-choice, s.budgetSpent()))
+		warns = append(warns, warnf(WarnBudget, "%s: the %s choice m = %d has only %d larger m fitted after it: %s", label, s.by.criterion(), choice, last-choice, s.budgetSpent()))
 	}
 	res := &pointResult{rows: r.rows, choice: choice, warns: warns, model: r.model}
 	if r.oof != nil && choice >= 0 {
@@ -244,9 +243,9 @@ func (s *selector) budgetSpent() string {
 // smallest RMSECV, or the first local minimum of a DoF criterion, with a
 // warning when that scan stopped at an unknown DoF.
 func (s *selector) choose(rows []SelectionRow, label string) (int, []Warning) {
-	choice, last := s.by.choose(scores(rows, s.crit))
+	choice, last := s.by.choose(scores(rows, s.by.criterion()))
 	if last >= 0 {
-		return choice, []Warning{warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.crit, last, last+1)}
+		return choice, []Warning{warnf(WarnScanStopped, "%s: the %s scan stopped at m = %d: the DoF of m = %d is unknown", label, s.by.criterion(), last, last+1)}
 	}
 	return choice, nil
 }
@@ -545,7 +544,7 @@ func (s *selector) final(t int, g gridPoint, choice, comp int, fitted *Model, pr
 // chosen records in m that the search chose choice components for target
 // t at grid point g, with their RMSECV under cross-validation.
 func (s *selector) chosen(m *Model, t int, g gridPoint, choice int) *Model {
-	m.chosen = &Choice{Criterion: s.crit, M: choice, RMSECV: s.by.rmsecv(s.results[g.id][t], choice)}
+	m.chosen = &Choice{Criterion: s.by.criterion(), M: choice, RMSECV: s.by.rmsecv(s.results[g.id][t], choice)}
 	return m
 }
 
