@@ -30,6 +30,17 @@ type bandOpts struct {
 	// NoIntercept drops the 1/n term of the variance, as the paper does:
 	// se² = σ̂²‖H_mᵀk_c(x)‖² instead of σ̂²(‖H_mᵀk_c(x)‖² + 1/n).
 	NoIntercept bool
+	// advance, if not nil, is told after each block of points how many
+	// points one model (a mean: one member) has finished, from the
+	// calling goroutine: what progress within a call is reported from.
+	advance func(points int)
+}
+
+// advanced tells opt's advance, if any, that points more are done.
+func (opt bandOpts) advanced(points int) {
+	if opt.advance != nil {
+		opt.advance(points)
+	}
 }
 
 // bandChunk is how many points go through one block product.
@@ -102,6 +113,7 @@ func (m *Model) bands(ctx context.Context, comp int, opt bandOpts, p int, fill f
 			}
 			out[r0+i] = bandOf(m.yMean+f[i], h2, m.total(), sigma, zq, opt)
 		}
+		opt.advanced(rows)
 	}
 	return out, nil
 }

@@ -206,7 +206,7 @@ func (a *Mean) predictBands(ctx context.Context, x mat.Matrix, opt bandOpts) ([]
 		clear(grad[:rows*n])
 		clear(yhat[:rows])
 		for k, m := range a.members {
-			if err := m.addBandGradients(ctx, grad, yhat, zs[k][b0*m.d:(b0+rows)*m.d], rows, kf); err != nil {
+			if err := m.addBandGradients(ctx, grad, yhat, zs[k][b0*m.d:(b0+rows)*m.d], rows, kf, opt); err != nil {
 				return nil, fmt.Errorf("member %d of the mean: %w", k+1, err)
 			}
 		}
@@ -228,8 +228,9 @@ var meanBandBytes = 64 << 20
 
 // addBandGradients adds, for the rows points whose standardised inputs
 // are z, H_mᵀk_c(x)/kf to grad (rows×n) and (ȳ + k_c(x)ᵀα_m)/kf to yhat,
-// at the model's chosen m: one member's share of a mean's bands.
-func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, rows int, kf float64) error {
+// at the model's chosen m: one member's share of a mean's bands. It
+// tells opt's advance of each block it finishes.
+func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, rows int, kf float64, opt bandOpts) error {
 	n := m.n
 	r, err := m.newBandRun(ctx, m.Chosen().M, min(rows, bandChunk))
 	if err != nil {
@@ -249,6 +250,7 @@ func (m *Model) addBandGradients(ctx context.Context, grad, yhat, z []float64, r
 		for i, v := range f {
 			yhat[c0+i] += (m.yMean + v) / kf
 		}
+		opt.advanced(cr)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -225,5 +226,74 @@ func TestMeanBandsInBlocks(t *testing.T) {
 		if relErr(blocks[i].Yhat, whole[i].Yhat) > 1e-12 || relErr(blocks[i].SE, whole[i].SE) > 1e-10 {
 			t.Errorf("point %d: in blocks %+v, in one %+v", i, blocks[i], whole[i])
 		}
+	}
+}
+
+// TestBandProgressPerBlock: intervals for 300 points from a mean of
+// three report progress after every block of every member (128, 128
+// and 44 points each, members taking turns), counting each point once
+// per member, from 0 to the total and never back; the values equal
+// those computed without a progress callback.
+func TestBandProgressPerBlock(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(40, 3, 34)
+	z, _ := gaussData(300, 3, 35)
+	mean, err := NewMean(fitMembers(t, x, y, meanMembers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int) { meanBandBytes = b }(meanBandBytes)
+	meanBandBytes = 8 * 40 // the mean's block is bandChunk's 128 points
+	var got []Progress
+	opt := PredictOptions{Uncertainty: PredictionInterval, Level: 0.9, Progress: func(p Progress) { got = append(got, p) }}
+	p, err := mean.Predict(ctx, z, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for done, b := 0, 0; b < 300; b += 128 {
+		for range meanMembers {
+			done += min(128, 300-b)
+			want = append(want, done)
+		}
+	}
+	if len(got) != len(want)+1 || got[0].Done != 0 {
+		t.Fatalf("%d reports starting at %+v, want %d starting at 0: %+v", len(got), got[0], len(want)+1, got)
+	}
+	for i, w := range want {
+		if g := got[i+1]; g.Stage != StageBands || g.Done != w || g.Total != 300*len(meanMembers) {
+			t.Errorf("report %d: %+v, want bands %d of %d", i+1, g, w, 300*len(meanMembers))
+		}
+	}
+	opt.Progress = nil
+	q, err := mean.Predict(ctx, z, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range q.SE {
+		if p.SE[i] != q.SE[i] || p.Yhat[i] != q.Yhat[i] {
+			t.Fatalf("point %d: with progress %g ± %g, without %g ± %g", i, p.Yhat[i], p.SE[i], q.Yhat[i], q.SE[i])
+		}
+	}
+}
+
+// TestModelBandProgressPerBlock: a model's bands for 300 points report
+// after each of its blocks of bandChunk points.
+func TestModelBandProgressPerBlock(t *testing.T) {
+	x, y := gaussData(40, 3, 34)
+	z, _ := gaussData(300, 3, 35)
+	m := fitMembers(t, x, y, meanMembers[:1])[0]
+	var got []int
+	_, err := m.Predict(context.Background(), z, PredictOptions{Uncertainty: ConfidenceBand, Progress: func(p Progress) {
+		if p.Total != 300 {
+			t.Errorf("total %d, want 300", p.Total)
+		}
+		got = append(got, p.Done)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 128, 256, 300}; !slices.Equal(got, want) {
+		t.Errorf("progress %v, want %v", got, want)
 	}
 }

@@ -134,7 +134,8 @@ func (m *Model) Predict(ctx context.Context, x mat.Matrix, opt PredictOptions) (
 			}
 			return m.predictBands(ctx, x, comp, bo)
 		},
-		noise: func() (float64, bool) { return m.noiseLevel(comp) },
+		noise:   func() (float64, bool) { return m.noiseLevel(comp) },
+		members: 1,
 	})
 }
 
@@ -150,7 +151,8 @@ func (a *Mean) Predict(ctx context.Context, x mat.Matrix, opt PredictOptions) (*
 			}
 			return a.predictBands(ctx, x, bo)
 		},
-		noise: a.noiseLevel,
+		noise:   a.noiseLevel,
+		members: len(a.members),
 	})
 }
 
@@ -160,6 +162,9 @@ type predictPaths struct {
 	outside func(context.Context, mat.Matrix) ([]float64, *Extrapolation, error)
 	bands   func(ctx context.Context, x mat.Matrix, bo bandOpts, intervals bool) ([]bandValue, error)
 	noise   func() (float64, bool)
+	// members is how many models the bands run through, one after the
+	// other, for every block of points.
+	members int
 }
 
 // predictBy answers Predict through paths: the predictions alone (with
@@ -180,11 +185,12 @@ func predictBy(ctx context.Context, x mat.Matrix, opt PredictOptions, paths pred
 	if err != nil {
 		return nil, err
 	}
-	bands := func(ctx context.Context, x mat.Matrix) ([]bandValue, error) {
+	bands := func(ctx context.Context, x mat.Matrix, advance func(int)) ([]bandValue, error) {
+		bo.advance = advance
 		return paths.bands(ctx, x, bo, opt.Uncertainty == PredictionInterval)
 	}
 	p.Noise, p.NoiseFromRMSECV = paths.noise()
-	if err := p.fillBands(ctx, x, bands, opt); err != nil {
+	if err := p.fillBands(ctx, x, bands, paths.members, opt); err != nil {
 		return nil, err
 	}
 	if opt.Diagnostics {
@@ -208,39 +214,43 @@ func (o PredictOptions) bandOptions() (bandOpts, error) {
 	return bandOpts{Level: level, NoIntercept: o.NoIntercept}, nil
 }
 
-// predictBlock is how many points one call of the band computation takes
-// between progress reports and context checks.
+// predictBlock is how many points one call of the band computation takes:
+// it bounds the results held between calls, not the progress reports.
 const predictBlock = 512
 
 // fillBands computes the bands of the rows of x in blocks of
-// predictBlock, reporting progress, and fills p's predictions and limits.
-func (p *Prediction) fillBands(ctx context.Context, x mat.Matrix, bandOf func(context.Context, mat.Matrix) ([]bandValue, error), opt PredictOptions) error {
+// predictBlock and fills p's predictions and limits. Progress counts a
+// point once per model the bands run it through (members), as each
+// block of a model finishes: the time left is then known after the
+// first block of the first model, not only when the call ends.
+func (p *Prediction) fillBands(ctx context.Context, x mat.Matrix, bandOf func(context.Context, mat.Matrix, func(int)) ([]bandValue, error), members int, opt PredictOptions) error {
 	if x == nil {
 		return fmt.Errorf("%w: x is nil", ErrShape)
 	}
 	rows, d := x.Dims()
 	bs := make([]bandValue, 0, rows)
-	report := func(done int) {
+	total, done := rows*max(members, 1), 0
+	report := func(n int) {
+		done = min(total, done+n)
 		if opt.Progress != nil {
-			opt.Progress(Progress{Stage: StageBands, Done: done, Total: rows})
+			opt.Progress(Progress{Stage: StageBands, Done: done, Total: total})
 		}
 	}
+	report(0)
 	for r0 := 0; r0 < rows; r0 += predictBlock {
-		report(r0)
 		r1 := min(rows, r0+predictBlock)
 		var sub mat.Matrix = x
 		if r0 > 0 || r1 < rows {
 			sub = sliceRows(x, r0, r1, d)
 		}
-		b, err := bandOf(ctx, sub)
+		b, err := bandOf(ctx, sub, report)
 		if err != nil {
 			return err
 		}
 		bs = append(bs, b...)
 	}
-	report(rows)
 	if rows == 0 {
-		if _, err := bandOf(ctx, x); err != nil {
+		if _, err := bandOf(ctx, x, nil); err != nil {
 			return err
 		}
 	}

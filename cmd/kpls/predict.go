@@ -332,6 +332,10 @@ func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p kpls.Pre
 		prog := cfg.c.NewProgress(e)
 		defer prog.Done()
 		opt.Progress = prog.Callback()
+		if prog != nil {
+			rows, _ := x.Dims()
+			bandCost(e, p.Summary(), rows, cfg.intervals)
+		}
 	}
 	pred, err := p.Predict(ctx, x, opt)
 	if err != nil {
@@ -340,6 +344,39 @@ func (cfg *predictConfig) predictOne(ctx context.Context, e *cli.Env, p kpls.Pre
 	part := predictPart{p: p}
 	part.doc = cfg.document(p.Summary(), t, pred)
 	return part, pred, nil
+}
+
+// longBands is the work past which the command says, before it starts,
+// what bands or intervals cost: 2·10¹¹ floating-point operations, some
+// seconds on two cores.
+const longBands = 2e11
+
+// bandCost prints what the bands or intervals of points rows will cost
+// when that is long: each model of the predictor multiplies its n×n
+// kernel matrix by the points m times (2·m·n² operations a point), where
+// predictions alone take one product with n·d kernel evaluations.
+func bandCost(e *cli.Env, s kpls.Summary, points int, intervals bool) {
+	lo, hi, sum := math.MaxInt, 0, 0
+	for _, mb := range s.Members {
+		lo, hi, sum = min(lo, mb.M), max(hi, mb.M), sum+mb.M
+	}
+	flops := 2 * float64(sum) * float64(s.N) * float64(s.N) * float64(points)
+	if flops < longBands {
+		return
+	}
+	what, ms := "bands", fmt.Sprintf("m = %d", lo)
+	if intervals {
+		what = "intervals"
+	}
+	if hi > lo {
+		ms = fmt.Sprintf("m = %d–%d", lo, hi)
+	}
+	models := "the model"
+	if len(s.Members) > 1 {
+		models = fmt.Sprintf("each of the %d models", len(s.Members))
+	}
+	fmt.Fprintf(e.Stderr, "%s: %s for %d points: %s (%s) multiplies its %d×%d kernel matrix by the points m times, about %.1e floating-point operations in all; the progress shows the time left\n",
+		e.Prog, what, points, models, ms, s.N, s.N, flops)
 }
 
 // document gathers the predictions and the warnings about them.
