@@ -94,6 +94,13 @@ type SelectOptions struct {
 	Probes      int
 	Seed        uint64
 	RawFeatures bool
+	// ScreenRows is the sample of rows a first round scores the grid on,
+	// after which only its best points (the two best and each other
+	// kernel's best, none more than 15 % behind the best on the sample)
+	// are searched on all rows (Selection.Screen). Zero means n/8 rows, at least 2,048, from 6,144
+	// rows on; a negative value searches every point on all rows. It is
+	// off with weights, a precomputed kernel matrix and MPI.
+	ScreenRows int
 }
 
 // Scoring is how Select scores its grid: a CrossValidation or a
@@ -142,7 +149,7 @@ type CrossValidation struct {
 func (so *SelectOptions) config(d *Data, r *Resources) selectConfig {
 	o := Options{Components: so.Components, DoF: so.DoF, Lanczos: so.Lanczos, Probes: so.Probes, Seed: so.Seed, RawFeatures: so.RawFeatures}
 	sc := selectConfig{config: newConfig(o, d, r), Kernels: so.Kernels, Widths: so.Widths,
-		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses}
+		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses, ScreenRows: so.ScreenRows}
 	switch by := so.By.(type) {
 	case *CrossValidation:
 		if by != nil {
@@ -180,6 +187,7 @@ type selectConfig struct {
 	MaxPasses     int
 	AverageWithin float64
 	AverageBy     Averaging
+	ScreenRows    int
 }
 
 // Averaging names how Select chooses the members of its mean of models.
@@ -243,6 +251,10 @@ type Selection struct {
 	// wider than a width where the kernel's score turned worse, by more
 	// than 5 % of the best (AverageAll: the averaging margin, if wider).
 	Skipped []Kernel
+	// Screen is the first round that chose which grid points the search
+	// scored on all rows, nil if it searched every point
+	// (SelectOptions.ScreenRows): Table holds the kept points' rows only.
+	Screen *Screen
 	// Predictor is what to predict with, never nil: the mean of the
 	// models of the grid points within the averaging margin that AverageBy
 	// keeps (CrossValidation.AverageWithin), Model (the best) first and the
@@ -372,6 +384,17 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 	if err != nil {
 		return nil, err
 	}
+	// The options were checked against all rows; a screened search then
+	// starts again on the points the sample kept.
+	second, screened, err := screen(ctx, s, so)
+	if err != nil {
+		return nil, err
+	}
+	if screened != nil {
+		if s, scanned, err = newSelector(ctx, s.x, ys, second); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.search(scanned); err != nil {
 		if ctx.Err() != nil && s.scoredEvery() {
 			return s.sels, err // the best so far, for the caller to report
@@ -421,7 +444,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 		}
 	}
 	for _, sel := range s.sels {
-		sel.Passes = s.passes
+		sel.Passes, sel.Screen = s.passes, screened
 	}
 	return s.sels, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -33,6 +34,7 @@ type selectJSON struct {
 	Repeats     int            `json:"repeats,omitempty"`
 	Widths      []float64      `json:"widths"`
 	Skipped     []skippedJSON  `json:"skipped,omitempty"`
+	Screen      *screenJSON    `json:"screen,omitempty"`
 	Passes      int            `json:"passes"`
 	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
@@ -54,13 +56,33 @@ type skippedJSON struct {
 	Width  float64 `json:"width"`
 }
 
-func skippedOf(sel *kpls.Selection) []skippedJSON {
+func skippedOf(sel *kpls.Selection) []skippedJSON { return gridPoints(sel.Skipped) }
+
+// gridPoints are kernels as the document lists grid points.
+func gridPoints(ks []kpls.Kernel) []skippedJSON {
 	var out []skippedJSON
-	for _, k := range sel.Skipped {
+	for _, k := range ks {
 		w, _ := kpls.WidthOf(k)
 		out = append(out, skippedJSON{Kernel: k.Name(), Width: w})
 	}
 	return out
+}
+
+// screenJSON is the first round that scored the grid on a sample of the
+// rows (kpls.Selection.Screen): the table holds the kept points only.
+type screenJSON struct {
+	Rows    int           `json:"rows"`
+	Passes  int           `json:"passes"`
+	Kept    []skippedJSON `json:"kept"`
+	Dropped []skippedJSON `json:"dropped"`
+}
+
+func screenOf(sel *kpls.Selection) *screenJSON {
+	sc := sel.Screen
+	if sc == nil {
+		return nil
+	}
+	return &screenJSON{Rows: sc.Rows, Passes: sc.Passes, Kept: gridPoints(sc.Kept), Dropped: gridPoints(sc.Dropped)}
 }
 
 // averageJSON is the mean of the grid points within --average-within of
@@ -244,7 +266,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 }
 
 // selectFlags are select's flags read after parsing.
-type selectFlags struct{ widths, kernels, crit, averageBy *string }
+type selectFlags struct{ widths, kernels, crit, averageBy, screen *string }
 
 // register adds select's flags to fs.
 func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
@@ -258,6 +280,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	fs.Float64Var(&cfg.cv.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
+	f.screen = fs.String("screen", "auto", "score the grid first on a sample of `rows` and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best on the sample): auto (n/8 rows, at least 2048, from 6144 rows on), off, or a number of rows")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
@@ -298,6 +321,17 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 	}
 	if err := cv.AverageBy.UnmarshalText([]byte(*f.averageBy)); err != nil {
 		return cli.Usagef("--average-by: %q, want stacked, all or none", *f.averageBy)
+	}
+	switch *f.screen {
+	case "auto":
+	case "off":
+		so.ScreenRows = -1
+	default:
+		rows, err := strconv.Atoi(*f.screen)
+		if err != nil || rows < 2 {
+			return cli.Usagef("--screen: %q, want auto, off or a number of rows (at least 2)", *f.screen)
+		}
+		so.ScreenRows = rows
 	}
 	if !isCV {
 		cv.AverageWithin = 0 // the default margin is cross-validation's
@@ -399,15 +433,22 @@ func (cfg *selectConfig) run(ctx context.Context, e *cli.Env) (*selectResult, er
 }
 
 // searchedWidths is every width a selection searched: the given ones, or
-// the library's default grid as extended.
+// the library's default grid as extended (on the screen's sample too).
 func searchedWidths(sel *kpls.Selection, given []float64) []float64 {
 	if given != nil {
 		return given
 	}
 	var widths []float64
 	seen := map[float64]bool{}
+	ks := make([]kpls.Kernel, 0, len(sel.Choices))
 	for _, c := range sel.Choices {
-		if w, ok := kpls.WidthOf(c.Kernel); ok && !seen[w] {
+		ks = append(ks, c.Kernel)
+	}
+	if sc := sel.Screen; sc != nil {
+		ks = append(ks, sc.Dropped...) // the sample searched them
+	}
+	for _, k := range ks {
+		if w, ok := kpls.WidthOf(k); ok && !seen[w] {
 			seen[w] = true
 			widths = append(widths, w)
 		}
@@ -449,7 +490,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: sel.Model.Summary().Members[0].MaxComponents,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Screen: screenOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.cv.AverageWithin), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
@@ -478,6 +519,10 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		if sel.Repeats > 1 {
 			how += fmt.Sprintf(" repeated %d times", sel.Repeats)
 		}
+	}
+	if sc := screenOf(sel); sc != nil {
+		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): dropped %s (--screen off searches every point on all rows)\n",
+			sc.Rows, count(sc.Passes, "pass"), pointList(sc.Dropped))
 	}
 	fmt.Fprintf(w, "searched   %s; m up to %d; by %s\n", searchedKernels(sel), maxM(sel), how)
 	b := sel.Best
@@ -544,15 +589,27 @@ func (cfg *selectConfig) gridDetails(w io.Writer, sel *kpls.Selection) {
 	fmt.Fprintf(w, "storage    %s (the fit to all rows)\n", describeStorage(storageOf(sel.Model, cfg.res)))
 	fmt.Fprintf(w, "search     %s over the kernel matrix (budget %d)\n", count(sel.Passes, "pass"), cfg.so.MaxPasses)
 	if sk := skippedOf(sel); sk != nil {
-		var parts []string
-		for _, g := range sk {
-			parts = append(parts, fmt.Sprintf("%s %s", g.Kernel, cli.Round(g.Width)))
-		}
-		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", strings.Join(parts, ", "), 100*max(cfg.cv.AverageWithin, kpls.DefaultAverageWithin))
+		fmt.Fprintf(w, "skipped    %s: wider than where the score turned worse, by more than %g %% of the best\n", pointList(sk), 100*max(cfg.cv.AverageWithin, kpls.DefaultAverageWithin))
 	}
 	fmt.Fprintln(w)
 	selectionTable(w, sel)
 	fmt.Fprintln(w)
+}
+
+// pointList lists grid points as "rbf 2, laplacian 11.3".
+func pointList(ps []skippedJSON) string {
+	var parts []string
+	for _, g := range ps {
+		if g.Width == 0 {
+			parts = append(parts, g.Kernel)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", g.Kernel, cli.Round(g.Width)))
+	}
+	if parts == nil {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // searchedKernels describes the grid: each kernel with the range of its

@@ -13,6 +13,7 @@
 //	kpls-lab float32acc                            float32 kernel storage against dense (lab/float32acc)
 //	kpls-lab oprss [--kind K]                      one kernel operator's peak memory (lab/oprss)
 //	kpls-lab relevance gen|run|table               per-feature scales from cheap rules, measured (lab/relevance)
+//	kpls-lab screen --data F.csv [--splits S]      the screened search against the full one, held out (lab/screen)
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/kpls-go/kpls/lab/panel"
 	"github.com/kpls-go/kpls/lab/relevance"
 	"github.com/kpls-go/kpls/lab/scale"
+	"github.com/kpls-go/kpls/lab/screen"
 )
 
 var program = cli.Program{
@@ -38,6 +40,7 @@ var program = cli.Program{
 		{Name: "scale", Summary: "run kpls select and fit at realistic sizes in child processes: wall time, peak memory, checks", Run: scale.Run},
 		{Name: "float32acc", Summary: "what float32 storage of the kernel matrix does to a fit, against dense float64", Run: float32acc.Run},
 		{Name: "relevance", Summary: "per-feature scales (gradient outer product, alignment, ARD GP) against the isotropic select, held out", Run: relevance.Run},
+		{Name: "screen", Summary: "the select screened on a sample against the full search: time, passes and held-out RMSE per split", Run: screen.Run},
 		{Name: "oprss", Summary: "build one kernel operator: construction time, one product's time, peak memory", Run: oprss.Run},
 	},
 	Notes: `Run 'kpls-lab <command> --help' for the flags of a command and their defaults.

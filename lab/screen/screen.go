@@ -1,0 +1,119 @@
+package screen
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/cmd/cli"
+	"github.com/kpls-go/kpls/internal/dataset"
+	"github.com/kpls-go/kpls/kpls"
+	"github.com/kpls-go/kpls/lab/panel"
+)
+
+// Run is `kpls-lab screen`.
+func Run(ctx context.Context, e *cli.Env, args []string) error {
+	fs := cli.NewFlagSet("screen", "--data F.csv [flags]",
+		"The default select searching every grid point on all rows against the default select screened\n"+
+			"on a sample of the rows, on seeded train/test splits (lab/screen/doc.go).")
+	data := fs.String("data", "", "CSV `file` with a header (required)")
+	target := fs.String("target", "", "target `column`; empty means the last")
+	splits := fs.Int("splits", 5, "seeded `splits`")
+	train := fs.Float64("train", 0.8, "training `fraction` of each split")
+	sample := fs.Int("rows", 0, "the screened select's sample (SelectOptions.ScreenRows); 0 means the library's rule")
+	if err := fs.Parse(e, args); err != nil {
+		return err
+	}
+	switch {
+	case *data == "":
+		return cli.Usagef("--data is required")
+	case *splits < 1:
+		return cli.Usagef("--splits: %d, want at least 1", *splits)
+	case *sample < 0:
+		return cli.Usagef("--rows: %d, want 0 for the library's rule or a number of rows", *sample)
+	case !(*train > 0 && *train < 1):
+		return cli.Usagef("--train: %g, want a fraction in (0, 1)", *train)
+	}
+	t, err := dataset.ReadFile(*data)
+	if err != nil {
+		return err
+	}
+	x, y, features, err := t.Split(*target)
+	if err != nil {
+		return err
+	}
+	n, d := t.Rows, len(features)
+	var timeRatio, rmseRatio []float64
+	for s := 1; s <= *splits; s++ {
+		perm := rand.New(rand.NewPCG(uint64(s), 99)).Perm(n)
+		ntr := int(math.Round(*train * float64(n)))
+		xt, yt, xe := mat.NewDense(ntr, d, nil), mat.NewDense(ntr, 1, nil), mat.NewDense(n-ntr, d, nil)
+		ye := make([]float64, n-ntr)
+		for i, r := range perm {
+			if i < ntr {
+				xt.SetRow(i, x[r*d:(r+1)*d])
+				yt.Set(i, 0, y[r])
+			} else {
+				xe.SetRow(i-ntr, x[r*d:(r+1)*d])
+				ye[i-ntr] = y[r]
+			}
+		}
+		var res [2]result
+		for i, rows := range []int{-1, *sample} {
+			if res[i], err = run(ctx, kpls.Data{X: xt, Y: yt}, xe, ye, rows); err != nil {
+				return fmt.Errorf("split %d: %w", s, err)
+			}
+			fmt.Fprintf(e.Stdout, "split %d %-8s %6.2f s  %4d passes  RMSE %.5g  %s\n", s, res[i].label, res[i].seconds, res[i].passes, res[i].rmse, res[i].members)
+		}
+		timeRatio = append(timeRatio, res[1].seconds/res[0].seconds)
+		rmseRatio = append(rmseRatio, res[1].rmse/res[0].rmse)
+	}
+	fmt.Fprintf(e.Stdout, "screened / full, median over %d splits: time %.3f, held-out RMSE %.4f (worst %.4f)\n",
+		*splits, panel.Median(timeRatio), panel.Median(rmseRatio), slices.Max(rmseRatio))
+	return nil
+}
+
+// result is one select's run on one split.
+type result struct {
+	label         string
+	seconds, rmse float64
+	passes        int
+	members       string
+}
+
+// run selects on data with SelectOptions.ScreenRows rows and scores the
+// predictor on (xe, ye).
+func run(ctx context.Context, data kpls.Data, xe *mat.Dense, ye []float64, rows int) (result, error) {
+	t0 := time.Now()
+	sel, err := kpls.Select(ctx, data, kpls.SelectOptions{ScreenRows: rows}, nil)
+	if err != nil {
+		return result{}, err
+	}
+	r := result{label: "full", seconds: time.Since(t0).Seconds(), passes: sel.Passes}
+	p, err := sel.Predictor.Predict(ctx, xe, kpls.PredictOptions{})
+	if err != nil {
+		return result{}, err
+	}
+	var ss float64
+	for i, v := range p.Yhat {
+		ss += (v - ye[i]) * (v - ye[i])
+	}
+	r.rmse = math.Sqrt(ss / float64(len(ye)))
+	var ms []string
+	for _, m := range sel.Predictor.Summary().Members {
+		w, _ := kpls.WidthOf(m.Kernel)
+		ms = append(ms, fmt.Sprintf("%s %.4g m=%d", m.Kernel.Name(), w, m.M))
+	}
+	r.members = "mean of " + strings.Join(ms, ", ")
+	if sc := sel.Screen; sc != nil {
+		r.label = "screened"
+		r.members = fmt.Sprintf("(sample %d rows, %d passes) %s", sc.Rows, sc.Passes, r.members)
+	}
+	return r, nil
+}
