@@ -222,7 +222,7 @@ const (
 	StageKernel Stage = "kernel" // building the kernel matrix
 	StageFit    Stage = "fit"    // Krylov step Done of Total
 	StageDoF    Stage = "dof"    // the degrees of freedom, step Done of Total
-	StageBands  Stage = "bands"  // bands and intervals (Predict), per block of points
+	StageBands  Stage = "bands"  // bands and intervals (Predict): points Done of Total, a point counted once per member of a mean
 )
 
 func (o *config) report(stage Stage, k Kernel, done, total int) {

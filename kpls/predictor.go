@@ -55,7 +55,9 @@ type PredictOptions struct {
 	// (Prediction.Extrapolation): O(n·(d + m)) per point and member.
 	Diagnostics bool
 	// Progress, if not nil, is called as the points' bands advance
-	// (StageBands), from the calling goroutine.
+	// (StageBands), from the calling goroutine: after each block of
+	// points of each model, Total being the points times the models (a
+	// mean's members).
 	Progress func(Progress)
 }
 

@@ -2,6 +2,7 @@ package kpls
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -29,7 +30,8 @@ const (
 	screenMinRows  = 2048
 	// The second round searches the sample's best screenKeep points and
 	// each other kernel's best, of those within screenMargin of the
-	// sample's best score (relative). Each kernel's best stays because
+	// sample's best RMSECV (relative; 1.5 times the averaging margin when
+	// that is wider). Each kernel's best stays because
 	// stacking gains from different kernels (kin8nm: the three best,
 	// all RBF, were 1.6 % worse held out than the full search; with the
 	// best Laplacian for the third, level). docs/scale.md, "Screening
@@ -38,42 +40,67 @@ const (
 	screenMargin = 0.15
 )
 
-// screenRows is the sample the search screens its grid on for n rows,
-// zero for none: not with weights, a precomputed kernel matrix or MPI
-// (the rows are spread over the ranks), nor where it would keep the
-// whole grid.
-func (so *selectConfig) screenRows(n int) int {
-	if so.ScreenRows < 0 || so.Weights != nil || so.Comm != nil {
-		return 0
+// screenRows is the sample the search s0 (checked against all n rows)
+// screens its grid on, zero for none. The default screens with
+// cross-validation from screenFrom rows on; never with weights, a
+// precomputed kernel matrix or MPI (the rows are spread over the ranks).
+// A sample asked for where it cannot be honoured is an error.
+func (so *selectConfig) screenRows(s0 *selector) (int, error) {
+	n, rows := s0.n, so.ScreenRows
+	if rows < 0 {
+		return 0, nil
+	}
+	why := ""
+	switch {
+	case s0.by.criterion() != CV:
+		why = "it scores the grid by cross-validation, not " + string(s0.by.criterion())
+	case so.Weights != nil:
+		why = "the folds of weighted rows are fitted one by one"
+	case so.Comm != nil:
+		why = "the rows are spread over MPI ranks"
 	}
 	for _, k := range so.Kernels {
 		if b := behaviourOf(k); b == nil || b.inputs() == inputGram {
-			return 0
+			why = "a precomputed kernel matrix has no rows to sample"
 		}
 	}
-	rows := so.ScreenRows
-	if rows == 0 {
-		if n < screenFrom {
-			return 0
-		}
-		rows = max(screenMinRows, n/screenFraction)
+	switch {
+	case rows == 0 && (why != "" || n < screenFrom):
+		return 0, nil
+	case rows == 0:
+		return max(screenMinRows, n/screenFraction), nil
+	case why != "":
+		return 0, fmt.Errorf("%w: SelectOptions.ScreenRows: a screen of %d rows cannot run: %s", ErrBadOption, rows, why)
+	case rows < 2*s0.folds:
+		return 0, fmt.Errorf("%w: SelectOptions.ScreenRows: %d rows for %d folds (want at least two rows a fold)", ErrBadOption, rows, s0.folds)
+	case rows >= n:
+		return 0, nil // the sample would be every row
 	}
-	if rows >= n {
-		return 0
-	}
-	return rows
+	return rows, nil
 }
 
-// screen runs the first round of s's search: the search on a seeded
-// sample of its rows, without averaging or final fits. It returns the
-// configuration of the second round (the kept points as the grid) and
-// what it did, or so itself and nil when the search does not screen.
-func screen(ctx context.Context, s0 *selector, so selectConfig) (selectConfig, *Screen, error) {
-	n, d := s0.n, s0.d
-	rows := so.screenRows(n)
-	if rows == 0 {
-		return so, nil, nil
+// screened is the first round's outcome: the second round's settings,
+// what it did, and per target the warnings about the sample's grid and
+// the widths it skipped there.
+type screened struct {
+	second  selectConfig
+	record  *Screen
+	warns   [][]Warning
+	skipped [][]Kernel
+}
+
+// screen runs the first round of s0's search: the search on a seeded
+// sample of its rows, with the same settings, without final fits. It
+// returns nil where the search does not screen: not asked to, where the
+// sample keeps every point, or where the search cannot run on the
+// sample (a target constant there, say), which the full search then
+// covers.
+func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, error) {
+	rows, err := so.screenRows(s0)
+	if rows == 0 || err != nil {
+		return nil, err
 	}
+	n, d := s0.n, s0.d
 	sample := rand.New(rand.NewPCG(so.Seed, 0x5c7ee2)).Perm(n)[:rows]
 	slices.Sort(sample)
 	xs := mat.NewDense(rows, d, nil)
@@ -88,25 +115,28 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (selectConfig, *
 		}
 	}
 	first := so
-	first.AverageWithin, first.AverageBy = 0, AverageNone
 	first.Progress = nil
 	s, scanned, err := newSelector(ctx, xs, yss, first)
-	if err != nil {
-		return so, nil, err
+	if err == nil {
+		err = s.search(scanned)
 	}
-	if err := s.search(scanned); err != nil {
-		return so, nil, err
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, nil
 	}
+	margin := max(screenMargin, 1.5*s.avgWithin)
 	keep := map[int]bool{}
 	for _, c := range s.choosers {
-		for _, p := range s.kept(c) {
+		for _, p := range s.kept(c, margin) {
 			keep[p] = true
 		}
 	}
 	if len(keep) == len(s.points) {
-		return so, nil, nil
+		return nil, nil
 	}
-	sc := &Screen{Rows: rows, Passes: s.passes}
+	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes}}
 	var kernels []Kernel
 	for p, g := range s.points {
 		if !s.scored(p) {
@@ -114,20 +144,44 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (selectConfig, *
 		}
 		if keep[p] {
 			kernels = append(kernels, g.kernel)
-			sc.Kept = append(sc.Kept, g.kernel)
+			out.record.Kept = append(out.record.Kept, g.kernel)
 		} else {
-			sc.Dropped = append(sc.Dropped, g.kernel)
+			out.record.Dropped = append(out.record.Dropped, g.kernel)
 		}
 	}
-	second := so
-	second.Kernels, second.Widths = kernels, nil
-	return second, sc, nil
+	out.second.Kernels, out.second.Widths = kernels, nil
+	prefix := fmt.Sprintf("on the screen's sample of %d rows", rows)
+	for _, sel := range s.sels {
+		var ws []Warning
+		for _, w := range sel.Warnings {
+			if w.Code == WarnWidthAtEdge || w.Code == WarnBudget {
+				ws = append(ws, w.prefixed(prefix))
+			}
+		}
+		out.warns = append(out.warns, ws)
+		out.skipped = append(out.skipped, sel.Skipped)
+	}
+	return out, nil
+}
+
+// finish gives the selections the first round's record, warnings and
+// skipped widths.
+func (sc *screened) finish(sels []*Selection) {
+	if sc == nil {
+		return
+	}
+	for t, sel := range sels {
+		sel.Screen = sc.record
+		sel.Warnings = append(sc.warns[t], sel.Warnings...)
+		sel.Skipped = append(sc.skipped[t], sel.Skipped...)
+	}
 }
 
 // kept are the points of chooser c the second round searches, of those
-// within screenMargin of its best score: its best screenKeep, and the
-// best of every other kernel.
-func (s *selector) kept(c *chooser) []int {
+// within margin of its best score (an RMSECV, or with a shared kernel a
+// mean 1 − Q², both positive): its best screenKeep, and the best of every
+// other kernel. The best is always kept.
+func (s *selector) kept(c *chooser, margin float64) []int {
 	type scored struct {
 		p     int
 		score float64
@@ -150,7 +204,7 @@ func (s *selector) kept(c *chooser) []int {
 	var out []int
 	families := map[string]bool{}
 	for i, q := range ps {
-		if q.score > (1+screenMargin)*ps[0].score {
+		if i > 0 && q.score > (1+margin)*ps[0].score {
 			break
 		}
 		name := s.points[q.p].kernel.Name()

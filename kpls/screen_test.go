@@ -2,7 +2,9 @@ package kpls
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -65,23 +67,71 @@ func TestScreenAgainstTheFullSearch(t *testing.T) {
 }
 
 // TestScreenWhen: by default a search screens from screenFrom rows on,
-// never with weights, and a ScreenRows of n or more searches every point.
+// with cross-validation only, never with weights or a precomputed kernel
+// matrix, and a ScreenRows of n or more searches every point; a sample
+// asked for that cannot be honoured is an error.
 func TestScreenWhen(t *testing.T) {
+	cv := func(n int) *selector { return &selector{n: n, by: cvScorer{folds: 5, repeats: 1}, folds: 5} }
+	gcv := &selector{n: 50000, by: criterionScorer{GCV}}
+	weighted := selectConfig{config: config{Weights: make([]float64, 50000)}}
+	gram := selectConfig{Kernels: []Kernel{Precomputed{}}}
 	for _, c := range []struct {
 		so      selectConfig
-		n, want int
+		s       *selector
+		want    int
+		wantErr bool
 	}{
-		{selectConfig{}, screenFrom - 1, 0},
-		{selectConfig{}, screenFrom, screenMinRows},
-		{selectConfig{}, 8 * 4000, 4000},
-		{selectConfig{ScreenRows: 500}, 1000, 500},
-		{selectConfig{ScreenRows: 1000}, 1000, 0},
-		{selectConfig{ScreenRows: -1}, 50000, 0},
-		{selectConfig{config: config{Weights: make([]float64, 50000)}}, 50000, 0},
-		{selectConfig{Kernels: []Kernel{Precomputed{}}}, 50000, 0},
+		{selectConfig{}, cv(screenFrom - 1), 0, false},
+		{selectConfig{}, cv(screenFrom), screenMinRows, false},
+		{selectConfig{}, cv(8 * 4000), 4000, false},
+		{selectConfig{ScreenRows: 500}, cv(1000), 500, false},
+		{selectConfig{ScreenRows: 1000}, cv(1000), 0, false},
+		{selectConfig{ScreenRows: -1}, cv(50000), 0, false},
+		{selectConfig{ScreenRows: 9}, cv(1000), 0, true},
+		{selectConfig{}, gcv, 0, false},
+		{selectConfig{ScreenRows: 500}, gcv, 0, true},
+		{weighted, cv(50000), 0, false},
+		{gram, cv(50000), 0, false},
 	} {
-		if got := c.so.screenRows(c.n); got != c.want {
-			t.Errorf("%+v at n = %d: %d rows, want %d", c.so, c.n, got, c.want)
+		got, err := c.so.screenRows(c.s)
+		if got != c.want || (err != nil) != c.wantErr {
+			t.Errorf("ScreenRows %d, %s at n = %d: %d rows, error %v; want %d rows, an error %v", c.so.ScreenRows, c.s.by.criterion(), c.s.n, got, err, c.want, c.wantErr)
 		}
+	}
+}
+
+// TestScreenGMDL: a DoF criterion is not screened by default (its scores
+// are not errors a margin applies to, and GMDL's may be negative), and
+// the kernels and widths given are the ones searched.
+func TestScreenGMDL(t *testing.T) {
+	x, y := gaussData(300, 2, 11)
+	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, By: GMDL}
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Screen != nil || len(sel.Choices) != 3 {
+		t.Errorf("screen %+v, %d points scored, want no screen and the 3 widths given", sel.Screen, len(sel.Choices))
+	}
+	so.ScreenRows = 100
+	if _, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil); !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "ScreenRows") {
+		t.Errorf("ScreenRows with GMDL: %v, want ErrBadOption naming ScreenRows", err)
+	}
+}
+
+// TestScreenFallsBack: a sample the search cannot run on (a target that
+// is zero but on 3 of 600 rows, constant on a sample of 150) leaves the
+// full search, as with no screen.
+func TestScreenFallsBack(t *testing.T) {
+	x, _ := gaussData(600, 2, 12)
+	y := make([]float64, 600)
+	y[0], y[300], y[599] = 1, 2, 3
+	so := SelectOptions{Kernels: []Kernel{RBF{}, Linear{}}, Widths: []float64{1, 4}, ScreenRows: 150}
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Screen != nil || len(sel.Choices) != 3 {
+		t.Errorf("screen %+v with %d points, want the full search of 3", sel.Screen, len(sel.Choices))
 	}
 }

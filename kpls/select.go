@@ -83,23 +83,30 @@ type SelectOptions struct {
 	// cost per pass is about the same whatever the block's width up to a
 	// few vectors). Past it the search extends neither widths nor
 	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
+	// A screen's sample has a budget of its own (Screen.Passes).
 	MaxPasses int
 	// DoF, Lanczos, Probes and RawFeatures are every fit's, as in
 	// Options; the folds' fits never compute DoF. An empty DoF fits the
 	// members of a mean (the best included) without DoF, and a best point
-	// alone with DoFApprox (Selection.Model). Seed seeds the DoF probes
-	// and the folds' assignment.
+	// alone with DoFApprox (Selection.Model). Seed seeds the DoF probes,
+	// the folds' assignment and the screen's sample.
 	DoF         DoFMethod
 	Lanczos     int
 	Probes      int
 	Seed        uint64
 	RawFeatures bool
 	// ScreenRows is the sample of rows a first round scores the grid on,
-	// after which only its best points (the two best and each other
-	// kernel's best, none more than 15 % behind the best on the sample)
-	// are searched on all rows (Selection.Screen). Zero means n/8 rows, at least 2,048, from 6,144
-	// rows on; a negative value searches every point on all rows. It is
-	// off with weights, a precomputed kernel matrix and MPI.
+	// with these options, after which only its best points (the two best
+	// and each other kernel's best, none more than 15 % behind the best
+	// RMSECV on the sample, or 1.5 times AverageWithin if wider) are
+	// searched on all rows (Selection.Screen). Zero means n/8 rows, at
+	// least 2,048, from 6,144 rows on, with cross-validation; a negative
+	// value searches every point on all rows. A screen needs
+	// cross-validation and rows without weights, kernel inputs and one
+	// process (not MPI); asked for otherwise, it is an error. Where the
+	// search cannot run on the sample (a target constant there), it runs
+	// on all rows alone. A search cancelled while screening returns no
+	// selection.
 	ScreenRows int
 }
 
@@ -223,8 +230,9 @@ func parseAveraging(s string) (Averaging, error) {
 // numbers of components.
 type Selection struct {
 	Criterion Criterion
-	// Table holds every (kernel, width, m) cell, grid points in order and
-	// m from 0 to the components fitted there. With CV, the statistics of
+	// Table holds every (kernel, width, m) cell of the points searched on
+	// all rows (a screened search's kept points; Screen), grid points in
+	// order and m from 0 to the components fitted there. With CV, the statistics of
 	// the fit to all rows are known only for the chosen grid point; the
 	// other rows carry NaN there and their RMSECV and Q².
 	Table []SelectionRow
@@ -386,17 +394,21 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 	}
 	// The options were checked against all rows; a screened search then
 	// starts again on the points the sample kept.
-	second, screened, err := screen(ctx, s, so)
+	sc, err := screen(ctx, s, so)
 	if err != nil {
 		return nil, err
 	}
-	if screened != nil {
-		if s, scanned, err = newSelector(ctx, s.x, ys, second); err != nil {
+	if sc != nil {
+		if s, scanned, err = newSelector(ctx, s.x, ys, sc.second); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.search(scanned); err != nil {
 		if ctx.Err() != nil && s.scoredEvery() {
+			for _, sel := range s.sels {
+				sel.Passes = s.passes
+			}
+			sc.finish(s.sels)
 			return s.sels, err // the best so far, for the caller to report
 		}
 		return nil, err
@@ -444,8 +456,9 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 		}
 	}
 	for _, sel := range s.sels {
-		sel.Passes, sel.Screen = s.passes, screened
+		sel.Passes = s.passes
 	}
+	sc.finish(s.sels)
 	return s.sels, nil
 }
 

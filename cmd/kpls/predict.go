@@ -356,9 +356,12 @@ const longBands = 2e11
 // kernel matrix by the points m times (2·m·n² operations a point), where
 // predictions alone take one product with n·d kernel evaluations.
 func bandCost(e *cli.Env, s kpls.Summary, points int, intervals bool) {
-	lo, hi, sum := math.MaxInt, 0, 0
+	lo, hi, sum, models := math.MaxInt, 0, 0, 0
 	for _, mb := range s.Members {
-		lo, hi, sum = min(lo, mb.M), max(hi, mb.M), sum+mb.M
+		if _, linear := mb.Kernel.(kpls.Linear); linear {
+			continue // its products go through the features: O(n·d)
+		}
+		lo, hi, sum, models = min(lo, mb.M), max(hi, mb.M), sum+mb.M, models+1
 	}
 	flops := 2 * float64(sum) * float64(s.N) * float64(s.N) * float64(points)
 	if flops < longBands {
@@ -371,12 +374,12 @@ func bandCost(e *cli.Env, s kpls.Summary, points int, intervals bool) {
 	if hi > lo {
 		ms = fmt.Sprintf("m = %d–%d", lo, hi)
 	}
-	models := "the model"
-	if len(s.Members) > 1 {
-		models = fmt.Sprintf("each of the %d models", len(s.Members))
+	who := "the model"
+	if models > 1 {
+		who = fmt.Sprintf("each of %d models", models)
 	}
 	fmt.Fprintf(e.Stderr, "%s: %s for %d points: %s (%s) multiplies its %d×%d kernel matrix by the points m times, about %.1e floating-point operations in all; the progress shows the time left\n",
-		e.Prog, what, points, models, ms, s.N, s.N, flops)
+		e.Prog, what, points, who, ms, s.N, s.N, flops)
 }
 
 // document gathers the predictions and the warnings about them.

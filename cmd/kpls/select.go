@@ -280,7 +280,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	fs.Float64Var(&cfg.cv.AverageWithin, "average-within", kpls.DefaultAverageWithin, "predict with the mean of grid points whose RMSECV is within this `fraction` of the best one's (0.1: within 10 %), chosen by --average-by, each fitted to all rows at its own m without DoF (the best with them if --dof is given); 0 means the best point alone (--criterion cv; the DoF criteria choose one point)")
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
-	f.screen = fs.String("screen", "auto", "score the grid first on a sample of `rows` and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best on the sample): auto (n/8 rows, at least 2048, from 6144 rows on), off, or a number of rows")
+	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
@@ -322,7 +322,7 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 	if err := cv.AverageBy.UnmarshalText([]byte(*f.averageBy)); err != nil {
 		return cli.Usagef("--average-by: %q, want stacked, all or none", *f.averageBy)
 	}
-	switch *f.screen {
+	switch strings.ToLower(*f.screen) {
 	case "auto":
 	case "off":
 		so.ScreenRows = -1

@@ -69,6 +69,9 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 			if res[i], err = run(ctx, kpls.Data{X: xt, Y: yt}, xe, ye, rows); err != nil {
 				return fmt.Errorf("split %d: %w", s, err)
 			}
+			if i == 1 && res[i].label != "screened" {
+				return fmt.Errorf("split %d: the select did not screen its %d training rows (the default starts at 6,144; --rows sets a sample)", s, ntr)
+			}
 			fmt.Fprintf(e.Stdout, "split %d %-8s %6.2f s  %4d passes  RMSE %.5g  %s\n", s, res[i].label, res[i].seconds, res[i].passes, res[i].rmse, res[i].members)
 		}
 		timeRatio = append(timeRatio, res[1].seconds/res[0].seconds)

@@ -56,7 +56,7 @@ func (m *Model) Register(fs *cli.FlagSet, dofDefault string) {
 	fs.BoolVar(&m.Standardize, "standardize", true, "centre and scale each feature by its training mean and standard deviation")
 	seed := "seed of the random probes behind --dof approx (it changes the DoF a little)"
 	if fs.Name() == "select" {
-		seed = "seed of the cross-validation folds (--criterion cv; another seed can choose another model) and of the random probes behind --dof approx"
+		seed = "seed of the cross-validation folds (--criterion cv; another seed can choose another model), of the --screen sample and of the random probes behind --dof approx"
 	}
 	fs.Uint64Var(&m.Seed, "seed", 0, seed)
 	fs.StringVar(&m.Storage, "storage", "auto", "how the kernel matrix is held: auto (by --memory-limit), dense (8n² bytes, fastest), float32 (2n² bytes), hybrid (caches --memory-limit, recomputes the rest), matrix-free (recomputed in every product) or features (the linear kernel through its centred inputs, 8nd bytes; auto's choice for it)")
@@ -223,6 +223,7 @@ var optionFlags = []struct{ field, flag string }{
 	{"CrossValidation.AverageWithin", "--average-within"},
 	{"SelectOptions.MaxComponents", "--max-components"},
 	{"SelectOptions.MaxPasses", "--max-passes"},
+	{"SelectOptions.ScreenRows", "--screen"},
 	{"SelectOptions.Components", "--components"},
 	{"Options.Components", "--components"},
 	{"Options.Lanczos", "--lanczos"},
