@@ -59,4 +59,14 @@
 // run appends one JSON line per split and skips the splits already in
 // --out, so it resumes; run again after ardgp.py has finished, it adds
 // the ard variant to the splits that were run before the GP reached them.
+//
+// sample is the large-data form (issue #46, phase 2): the GOP scales
+// learned on a seeded sample of the training rows (n/8, at least 2,048:
+// what a screened select's first round sees; the best RBF point of the
+// isotropic select on the sample, refitted there), then the default
+// select on all training rows with the standardised features times the
+// scales, against the isotropic select, both scored on the test rows:
+//
+//	go run ./lab/peer/split --from ../shared/data/protein.csv --train /tmp/ptrain.csv --test /tmp/ptest.csv
+//	go run ./lab/cmd/kpls-lab relevance sample --train /tmp/ptrain.csv --test /tmp/ptest.csv --target RMSD
 package relevance

@@ -28,7 +28,7 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		return fs.Parse(e, args)
 	}
 	if len(args) == 0 {
-		return cli.Usagef("relevance: the commands are gen (--panel DIR), run (--panel DIR --sets A,B --out F.jsonl [--ard ard.jsonl]) and table (--in F.jsonl [--ard ard.jsonl])")
+		return cli.Usagef("relevance: the commands are gen (--panel DIR), run (--panel DIR --sets A,B --out F.jsonl [--ard ard.jsonl]), table (--in F.jsonl [--ard ard.jsonl]) and sample (--train F --test F)")
 	}
 	switch args[0] {
 	case "gen":
@@ -63,6 +63,25 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 			return cli.Usagef("--panel, --sets and --out are required")
 		}
 		return run(ctx, e, *dir, strings.Split(*sets, ","), *out, *ard, *maxSplits, *nested)
+	case "sample":
+		fs := cli.NewFlagSet("relevance sample", "--train F.csv --test F.csv [flags]",
+			"GOP scales learned on a seeded sample of the training rows (the isotropic select's best RBF\n"+
+				"point on the sample, refitted there), then the default select on all training rows with\n"+
+				"the standardised features times the scales, scored on the test rows; each round after the\n"+
+				"first relearns the scales on the scaled sample. The isotropic select runs first.")
+		train := fs.String("train", "", "training CSV `file` (required)")
+		test := fs.String("test", "", "test CSV `file` (required)")
+		target := fs.String("target", "", "target `column`; empty means the last")
+		rows := fs.Int("rows", 0, "the sample's `rows`; 0 means n/8, at least 2048 (a screened select's)")
+		rounds := fs.Int("rounds", 1, "`rounds` of scales")
+		seed := fs.Uint64("seed", 1, "the sample's seed")
+		if err := fs.Parse(e, args[1:]); err != nil {
+			return err
+		}
+		if *train == "" || *test == "" || *rows < 0 || *rounds < 1 {
+			return cli.Usagef("--train and --test are required, --rows ≥ 0 and --rounds ≥ 1")
+		}
+		return runSample(ctx, e, *train, *test, *target, *rows, *rounds, *seed)
 	case "table":
 		fs := cli.NewFlagSet("relevance table", "--in F.jsonl [--ard ard.jsonl]",
 			"Prints the markdown table of lab/relevance: per set the median held-out RMSE of each variant\n"+
@@ -82,7 +101,7 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		}
 		return summary(e.Stdout, *in, *ard, keep)
 	}
-	return cli.Usagef("relevance: unknown command %q (gen, run, table)", args[0])
+	return cli.Usagef("relevance: unknown command %q (gen, run, table, sample)", args[0])
 }
 
 // Record is one split's line of `relevance run`.
