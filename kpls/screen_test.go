@@ -3,9 +3,12 @@ package kpls
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestScreenAgainstTheFullSearch: a search screened on 150 of 600 rows
@@ -134,4 +137,63 @@ func TestScreenFallsBack(t *testing.T) {
 	if sel.Screen != nil || len(sel.Choices) != 3 {
 		t.Errorf("screen %+v with %d points, want the full search of 3", sel.Screen, len(sel.Choices))
 	}
+}
+
+// TestScreenTargets: two targets screened together (their own choosers,
+// then one shared kernel) keep the union of their points, and each
+// target's rows at a kept point are the full search's for it.
+func TestScreenTargets(t *testing.T) {
+	ctx := context.Background()
+	x, y1 := gaussData(240, 2, 21)
+	_, y2 := sincLike(x)
+	y := mat.NewDense(240, 2, nil)
+	y.SetCol(0, y1)
+	y.SetCol(1, y2)
+	for _, shared := range []bool{false, true} {
+		grid := SelectOptions{Kernels: []Kernel{RBF{}, Laplacian{}, Linear{}}, Widths: []float64{0.5, 4}, MaxComponents: 30, By: CrossValidation{SharedKernel: shared}}
+		full := grid
+		full.ScreenRows = -1
+		all, err := SelectTargets(ctx, Data{X: x, Y: y}, full, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grid.ScreenRows = 80
+		sels, err := SelectTargets(ctx, Data{X: x, Y: y}, grid, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := sels[0].Screen
+		if sc == nil || sels[1].Screen != sc || len(sc.Kept) == 0 {
+			t.Fatalf("shared %v: screens %+v, %+v, want one record with kept points", shared, sels[0].Screen, sels[1].Screen)
+		}
+		for ti := range sels {
+			for _, k := range sc.Kept {
+				var a, b []SelectionRow
+				for _, r := range all[ti].Table {
+					if kernelLabel(r.Kernel) == kernelLabel(k) {
+						a = append(a, r)
+					}
+				}
+				for _, r := range sels[ti].Table {
+					if kernelLabel(r.Kernel) == kernelLabel(k) {
+						b = append(b, r)
+					}
+				}
+				if len(a) == 0 || !slices.EqualFunc(a, b, func(p, q SelectionRow) bool { return p.M == q.M && p.RMSECV == q.RMSECV }) {
+					t.Errorf("shared %v, target %d, %s: screened rows %d, full search's %d, or their RMSECV differ", shared, ti, kernelLabel(k), len(b), len(a))
+				}
+			}
+		}
+	}
+}
+
+// sincLike is a second target on x's first column: sin(3x)/(3x).
+func sincLike(x *mat.Dense) (*mat.Dense, []float64) {
+	n, _ := x.Dims()
+	y := make([]float64, n)
+	for i := range y {
+		v := 3*x.At(i, 0) + 1e-9
+		y[i] = math.Sin(v) / v
+	}
+	return x, y
 }
