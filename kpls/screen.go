@@ -1,6 +1,7 @@
 package kpls
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -91,10 +92,10 @@ type screened struct {
 
 // screen runs the first round of s0's search: the search on a seeded
 // sample of its rows, with the same settings, without final fits. It
-// returns nil where the search does not screen: not asked to, where the
-// sample keeps every point, or where the search cannot run on the
-// sample (a target constant there, say), which the full search then
-// covers.
+// returns nil where the search does not screen (not asked to, or the
+// sample keeps every point), and no record but a WarnScreen where the
+// search cannot run on the sample (a target constant there, say), which
+// the full search then covers.
 func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, error) {
 	rows, err := so.screenRows(s0)
 	if rows == 0 || err != nil {
@@ -124,7 +125,14 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil:
-		return nil, nil
+		// The full search covers what the sample could not; the selection
+		// says so.
+		w := warnf(WarnScreen, "the screen's sample of %d rows could not be searched (%v): every grid point was searched on all rows", rows, err)
+		out := &screened{second: so}
+		for range s0.ys {
+			out.warns, out.skipped = append(out.warns, []Warning{w}), append(out.skipped, nil)
+		}
+		return out, nil
 	}
 	margin := max(screenMargin, 1.5*s.avgWithin)
 	keep := map[int]bool{}
@@ -192,15 +200,7 @@ func (s *selector) kept(c *chooser, margin float64) []int {
 			ps = append(ps, scored{p, v})
 		}
 	}
-	slices.SortStableFunc(ps, func(a, b scored) int {
-		switch {
-		case a.score < b.score:
-			return -1
-		case a.score > b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ps, func(a, b scored) int { return cmp.Compare(a.score, b.score) })
 	var out []int
 	families := map[string]bool{}
 	for i, q := range ps {

@@ -124,7 +124,7 @@ func TestScreenGMDL(t *testing.T) {
 
 // TestScreenFallsBack: a sample the search cannot run on (a target that
 // is zero but on 3 of 600 rows, constant on a sample of 150) leaves the
-// full search, as with no screen.
+// full search, as with no screen, and a warning that says so.
 func TestScreenFallsBack(t *testing.T) {
 	x, _ := gaussData(600, 2, 12)
 	y := make([]float64, 600)
@@ -136,6 +136,9 @@ func TestScreenFallsBack(t *testing.T) {
 	}
 	if sel.Screen != nil || len(sel.Choices) != 3 {
 		t.Errorf("screen %+v with %d points, want the full search of 3", sel.Screen, len(sel.Choices))
+	}
+	if !slices.ContainsFunc(sel.Warnings, func(w Warning) bool { return w.Code == WarnScreen }) {
+		t.Errorf("warnings %v, want one saying the sample could not be searched", sel.Warnings)
 	}
 }
 

@@ -105,7 +105,7 @@ type SelectOptions struct {
 	// cross-validation and rows without weights, kernel inputs and one
 	// process (not MPI); asked for otherwise, it is an error. Where the
 	// search cannot run on the sample (a target constant there), it runs
-	// on all rows alone. A search cancelled while screening returns no
+	// on all rows alone and warns (WarnScreen). A search cancelled while screening returns no
 	// selection.
 	ScreenRows int
 }
@@ -398,7 +398,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 	if err != nil {
 		return nil, err
 	}
-	if sc != nil {
+	if sc != nil && sc.record != nil {
 		if s, scanned, err = newSelector(ctx, s.x, ys, sc.second); err != nil {
 			return nil, err
 		}

@@ -47,6 +47,9 @@ const (
 	// WarnAveraging: Select averaged every grid point within the margin
 	// because stacking could not choose among them.
 	WarnAveraging WarningCode = "averaging"
+	// WarnScreen: Select could not search its screen's sample (a target
+	// constant there, say) and searched every grid point on all rows.
+	WarnScreen WarningCode = "screen"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"

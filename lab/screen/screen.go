@@ -103,11 +103,7 @@ func run(ctx context.Context, data kpls.Data, xe *mat.Dense, ye []float64, rows 
 	if err != nil {
 		return result{}, err
 	}
-	var ss float64
-	for i, v := range p.Yhat {
-		ss += (v - ye[i]) * (v - ye[i])
-	}
-	r.rmse = math.Sqrt(ss / float64(len(ye)))
+	r.rmse = panel.RMSE(p.Yhat, ye)
 	var ms []string
 	for _, m := range sel.Predictor.Summary().Members {
 		w, _ := kpls.WidthOf(m.Kernel)
