@@ -84,6 +84,13 @@ type Options struct {
 	// default: centre by the training mean, divide by the training
 	// standard deviation).
 	RawFeatures bool
+	// Relevance, if not nil, weighs the standardised features, one
+	// positive, finite value per column of Data.X: the kernel sees
+	// (x_j − mean_j)/sd_j · Relevance[j], so that a feature of weight
+	// 0.1 costs a tenth of the distance of one of weight 1. Nil weighs
+	// every feature 1. Select learns it on the screen's sample
+	// (Screen.Relevance); it needs standardisation (not RawFeatures).
+	Relevance []float64
 }
 
 // Data are the rows to learn from and what belongs to them.
@@ -145,6 +152,7 @@ type config struct {
 	Probes       int       `json:"probes,omitempty"`
 	Seed         uint64    `json:"seed,omitempty"`
 	RawFeatures  bool      `json:"raw_features,omitempty"`
+	Relevance    []float64 `json:"relevance,omitempty"`
 	FeatureNames []string  `json:"feature_names,omitempty"`
 	TargetName   string    `json:"target_name,omitempty"`
 	// TargetNames name the columns of a response matrix; each target's
@@ -161,7 +169,7 @@ type config struct {
 // newConfig joins a fit's method, data and resources.
 func newConfig(o Options, d *Data, r *Resources) config {
 	c := config{Kernel: o.Kernel, Components: o.Components, DoF: o.DoF, Criterion: o.Criterion,
-		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures,
+		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures, Relevance: o.Relevance,
 		FeatureNames: d.FeatureNames, Weights: d.Weights}
 	if len(d.TargetNames) > 0 { // an empty list names nothing
 		c.TargetNames = d.TargetNames
@@ -190,7 +198,7 @@ func (o *Options) UnmarshalJSON(b []byte) error {
 // method is the Options part of c.
 func (c config) method() Options {
 	return Options{Kernel: c.Kernel, Components: c.Components, DoF: c.DoF, Criterion: c.Criterion,
-		Lanczos: c.Lanczos, Probes: c.Probes, Seed: c.Seed, RawFeatures: c.RawFeatures}
+		Lanczos: c.Lanczos, Probes: c.Probes, Seed: c.Seed, RawFeatures: c.RawFeatures, Relevance: c.Relevance}
 }
 
 // Comm is a group of processes that fit together (Resources.Comm). Every
@@ -241,6 +249,9 @@ func (o config) resolved(n, d int) (config, error) {
 	o.Kernel = k
 	if mustBehave(k).inputs() == inputGram {
 		o.RawFeatures = true
+	}
+	if err := o.checkRelevance(d); err != nil {
+		return o, err
 	}
 	o.DoF = DoFMethod(strings.ToLower(string(o.DoF)))
 	if o.DoF == "" {
@@ -296,6 +307,24 @@ func (o config) resolved(n, d int) (config, error) {
 		o.Backend = blas.Default()
 	}
 	return o, nil
+}
+
+// checkRelevance checks Options.Relevance against d features.
+func (o *config) checkRelevance(d int) error {
+	switch {
+	case o.Relevance == nil:
+		return nil
+	case o.RawFeatures:
+		return fmt.Errorf("%w: Options.Relevance weighs standardised features: not with RawFeatures or a precomputed kernel", ErrBadOption)
+	case len(o.Relevance) != d:
+		return fmt.Errorf("%w: Options.Relevance: %d values for %d features", ErrBadOption, len(o.Relevance), d)
+	}
+	for j, r := range o.Relevance {
+		if !(r > 0) || isNaNOrInf(r) {
+			return fmt.Errorf("%w: Options.Relevance: feature %s has %v (want positive and finite)", ErrBadOption, featureName(o.FeatureNames, j), r)
+		}
+	}
+	return nil
 }
 
 // steps is how many Krylov steps the fit runs: enough for the components

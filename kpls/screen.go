@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gop"
 )
 
 // Screen is the first round of a search on many rows: the grid scored on
@@ -20,6 +23,13 @@ type Screen struct {
 	// Kept are the grid points searched on all rows, Dropped the others
 	// the sample scored.
 	Kept, Dropped []Kernel
+	// Relevance are the feature weights learned on the sample
+	// (SelectOptions.Isotropic), nil where none were; Scaled are the
+	// grid points searched on all rows with the features weighed by
+	// them (Options.Relevance), none where the weighed grid scored worse
+	// on the sample. Passes counts both of the sample's searches.
+	Relevance []float64
+	Scaled    []Kernel
 }
 
 const (
@@ -39,6 +49,9 @@ const (
 	// the grid on a sample".
 	screenKeep   = 2
 	screenMargin = 0.15
+	// relevanceFloor is the least weight a learned relevance gives a
+	// feature: one the sample's model does not move along keeps a trace.
+	relevanceFloor = 0.01
 )
 
 // screenRows is the sample the search s0 (checked against all n rows)
@@ -135,16 +148,31 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 		return out, nil
 	}
 	margin := max(screenMargin, 1.5*s.avgWithin)
+	rel, scaled, err := s.weighed(first, so.learnsRelevance(s0), margin)
+	if err != nil {
+		return nil, err
+	}
 	keep := map[int]bool{}
 	for _, c := range s.choosers {
+		if scaled != nil {
+			keep[c.best] = true // the guard: all rows' CV decides
+			continue
+		}
 		for _, p := range s.kept(c, margin) {
 			keep[p] = true
 		}
 	}
-	if len(keep) == len(s.points) {
+	if len(keep) == len(s.points) && scaled == nil {
 		return nil, nil
 	}
-	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes}}
+	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes, Relevance: rel}}
+	if scaled != nil {
+		out.record.Passes += scaled.passes
+		for _, p := range scaled.kept(scaled.choosers[0], margin) {
+			out.record.Scaled = append(out.record.Scaled, scaled.points[p].kernel)
+		}
+		out.second.scaled, out.second.scaledBy = out.record.Scaled, rel
+	}
 	var kernels []Kernel
 	for p, g := range s.points {
 		if !s.scored(p) {
@@ -224,4 +252,90 @@ func (s *selector) scored(p int) bool {
 		}
 	}
 	return false
+}
+
+// learnsRelevance reports whether a screen of the search s0 learns
+// feature weights: one target, standardised features, more than one of
+// them, and an RBF kernel in the grid (whose gradient gives them).
+func (so *selectConfig) learnsRelevance(s0 *selector) bool {
+	if so.Isotropic || so.RawFeatures || len(s0.ys) != 1 || s0.d < 2 {
+		return false
+	}
+	for _, g := range s0.points {
+		if g.kernel.Name() == (RBF{}).Name() {
+			return true
+		}
+	}
+	return false
+}
+
+// weighed learns feature weights on the screen's sample, the search s
+// over it done: the gradient outer product of s's best RBF point refitted
+// there (docs/scale.md, "Per-feature scales"), then the search again on
+// the sample with the features weighed (settings first). It returns the
+// weights, and the weighed search where it scored better than s (nil:
+// the second round stays unweighed). The weighed search's score is
+// optimistic, the weights being learned on the same rows; the second
+// round's cross-validation on all rows, seven eighths of them new to the
+// weights, is the guard.
+func (s *selector) weighed(first selectConfig, learn bool, margin float64) ([]float64, *selector, error) {
+	if !learn {
+		return nil, nil, nil
+	}
+	rel, err := s.relevance()
+	if rel == nil || err != nil {
+		return nil, nil, err
+	}
+	first.Relevance = rel
+	w, scanned, err := newSelector(s.ctx, s.x, s.ys, first)
+	if err == nil {
+		err = w.search(scanned)
+	}
+	switch {
+	case s.ctx.Err() != nil:
+		return nil, nil, s.ctx.Err()
+	case err != nil || !(w.choosers[0].bestScore < s.choosers[0].bestScore):
+		return rel, nil, nil
+	}
+	return rel, w, nil
+}
+
+// relevance returns the diagonal of the gradient outer product of the
+// best RBF point of the search s, refitted to its rows at its choice of
+// m, as weights (the largest 1, none below relevanceFloor); nil where no
+// RBF point has a choice.
+func (s *selector) relevance() ([]float64, error) {
+	c := s.choosers[0]
+	best, bestScore := -1, math.Inf(1)
+	for _, p := range c.grid[:c.next] {
+		if s.points[p].kernel.Name() != (RBF{}).Name() {
+			continue
+		}
+		if v, ok := s.score(c, p); ok && v < bestScore && s.results[p][0].choice > 0 {
+			best, bestScore = p, v
+		}
+	}
+	if best < 0 {
+		return nil, nil
+	}
+	g, choice := s.points[best], s.results[best][0].choice
+	o := s.options(g, choice, 0)
+	o.DoF, o.Progress = DoFNone, nil
+	f, err := newFitter(s.x, s.ys[0], o, &s.buf)
+	if err != nil {
+		return nil, err
+	}
+	f.passes = &s.passes
+	if err := f.fit(s.ctx); err != nil {
+		return nil, err
+	}
+	m, err := f.model(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	alpha, err := m.Alpha(min(choice, m.valid))
+	if err != nil {
+		return nil, err
+	}
+	return gop.Weights(gop.RBF(m.x, m.n, m.d, alpha, g.width()), relevanceFloor), nil
 }

@@ -108,6 +108,13 @@ type SelectOptions struct {
 	// on all rows alone and warns (WarnScreen). A search cancelled while screening returns no
 	// selection.
 	ScreenRows int
+	// Isotropic keeps every standardised feature at weight 1. Otherwise
+	// a screen of one target also learns a weight per feature on its
+	// sample (Screen.Relevance), scores the grid there again with the
+	// features weighed, and, if that scores better, searches the
+	// weighed points it keeps on all rows beside the best unweighed
+	// one, where cross-validation decides between them.
+	Isotropic bool
 }
 
 // Scoring is how Select scores its grid: a CrossValidation or a
@@ -156,7 +163,7 @@ type CrossValidation struct {
 func (so *SelectOptions) config(d *Data, r *Resources) selectConfig {
 	o := Options{Components: so.Components, DoF: so.DoF, Lanczos: so.Lanczos, Probes: so.Probes, Seed: so.Seed, RawFeatures: so.RawFeatures}
 	sc := selectConfig{config: newConfig(o, d, r), Kernels: so.Kernels, Widths: so.Widths,
-		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses, ScreenRows: so.ScreenRows}
+		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses, ScreenRows: so.ScreenRows, Isotropic: so.Isotropic}
 	switch by := so.By.(type) {
 	case *CrossValidation:
 		if by != nil {
@@ -195,6 +202,12 @@ type selectConfig struct {
 	AverageWithin float64
 	AverageBy     Averaging
 	ScreenRows    int
+	Isotropic     bool
+	// scaled are grid points (resolved kernels) searched with the
+	// features weighed by scaledBy, beside those of Kernels: the second
+	// round of a screen that learned relevances.
+	scaled   []Kernel
+	scaledBy []float64
 }
 
 // Averaging names how Select chooses the members of its mean of models.
@@ -300,6 +313,9 @@ type SelectionRow struct {
 	// 1 − PRESS/TSS; NaN without CV.
 	RMSECV float64 `json:"rmsecv"`
 	Q2     float64 `json:"q2"`
+	// Scaled says the grid point weighs the features by the relevances
+	// learned on the screen's sample (Screen.Relevance).
+	Scaled bool `json:"scaled,omitempty"`
 }
 
 // Score returns the row's value of criterion c (RMSECV for CV).
@@ -317,7 +333,15 @@ func (r SelectionRow) Width() float64 {
 }
 
 // label names the row's grid point.
-func (r SelectionRow) label() string { return kernelLabel(r.Kernel) }
+func (r SelectionRow) label() string { return scaledLabel(kernelLabel(r.Kernel), r.Scaled) }
+
+// scaledLabel marks the label of a grid point that weighs the features.
+func scaledLabel(label string, scaled bool) string {
+	if scaled {
+		return label + " scaled"
+	}
+	return label
+}
 
 // MarshalJSON writes the row with its kernel as an object.
 func (r SelectionRow) MarshalJSON() ([]byte, error) {
@@ -330,15 +354,21 @@ func (r SelectionRow) MarshalJSON() ([]byte, error) {
 		statsJSON
 		RMSECV jsonNum `json:"rmsecv"`
 		Q2     jsonNum `json:"q2"`
-	}{k, r.Stats.json(), jsonNum(r.RMSECV), jsonNum(r.Q2)})
+		Scaled bool    `json:"scaled,omitempty"`
+	}{k, r.Stats.json(), jsonNum(r.RMSECV), jsonNum(r.Q2), r.Scaled})
 }
 
 // gridPoint is one kernel of the search; id tells grid points apart (a
-// Func kernel cannot be compared).
+// Func kernel cannot be compared). relevance, if not nil, weighs its
+// features (Options.Relevance).
 type gridPoint struct {
-	kernel Kernel
-	id     int
+	kernel    Kernel
+	id        int
+	relevance []float64
 }
+
+// label names the grid point in rows and warnings.
+func (g gridPoint) label() string { return scaledLabel(kernelLabel(g.kernel), g.relevance != nil) }
 
 func (g gridPoint) width() float64 {
 	w, _ := WidthOf(g.kernel)
@@ -668,7 +698,7 @@ func (s *selector) search(scanned map[string]bool) error {
 		g := s.points[p]
 		s.opts.report(StageSelect, g.kernel, s.evaluated, len(s.points))
 		if err := s.evaluate(g, ts); err != nil {
-			return fmt.Errorf("%s: %w", kernelLabel(g.kernel), err)
+			return fmt.Errorf("%s: %w", g.label(), err)
 		}
 		s.evaluated++
 		for _, c := range cs {
@@ -832,16 +862,16 @@ func (s *selector) gridOf(c *chooser) []gridPoint {
 // point returns the id of the grid point of kernel k, added if new: a
 // width one target's search extends to may be one another's has already.
 func (s *selector) point(k Kernel) int {
-	label := kernelLabel(k)
+	like := gridPoint{kernel: k, relevance: s.opts.Relevance}
 	for _, g := range s.points {
-		if kernelLabel(g.kernel) == label {
+		if g.label() == like.label() {
 			return g.id
 		}
 	}
-	id := len(s.points)
-	s.points = append(s.points, gridPoint{k, id})
+	like.id = len(s.points)
+	s.points = append(s.points, like)
 	s.results = append(s.results, make([]*pointResult, len(s.ys)))
-	return id
+	return like.id
 }
 
 // widerGrid returns the width one step past the edge that best sits at
@@ -860,16 +890,16 @@ func widerGrid(grid []gridPoint, best gridPoint) (float64, bool) {
 // fullStats gives the table's rows of the best grid point the full
 // fit's statistics, which cross-validation does not compute.
 func fullStats(sel *Selection, m *Model) {
-	best := kernelLabel(sel.Best.Kernel)
+	best := sel.Best.label()
 	for i := range sel.Table {
 		r := &sel.Table[i]
-		if kernelLabel(r.Kernel) == best && r.M <= m.valid {
+		if r.label() == best && r.M <= m.valid {
 			r.Stats = m.stats[r.M]
 		}
 	}
 	sel.Best.Stats = m.stats[sel.Best.M]
 	for i := range sel.Choices {
-		if c := &sel.Choices[i]; kernelLabel(c.Kernel) == best {
+		if c := &sel.Choices[i]; c.label() == best {
 			c.Stats = sel.Best.Stats
 		}
 	}
@@ -920,7 +950,7 @@ func (so selectConfig) grid(n, d int) (grid []gridPoint, scanned map[string]bool
 			if err != nil {
 				return nil, nil, err
 			}
-			grid = append(grid, gridPoint{r, len(grid)})
+			grid = append(grid, gridPoint{r, len(grid), so.Relevance})
 			continue
 		}
 		widths := so.Widths
@@ -934,8 +964,11 @@ func (so selectConfig) grid(n, d int) (grid []gridPoint, scanned map[string]bool
 			if err != nil {
 				return nil, nil, err
 			}
-			grid = append(grid, gridPoint{r, len(grid)})
+			grid = append(grid, gridPoint{r, len(grid), so.Relevance})
 		}
+	}
+	for _, k := range so.scaled {
+		grid = append(grid, gridPoint{k, len(grid), so.scaledBy})
 	}
 	if len(grid) == 0 {
 		return nil, nil, fmt.Errorf("%w: no kernels to select from", ErrBadOption)

@@ -156,7 +156,7 @@ func (s *selector) stacks() bool {
 // criterion is the fit's own default (Select records its choice itself).
 func (s *selector) options(g gridPoint, comp, t int) config {
 	o := targetOptions(s.opts, t)
-	o.Kernel, o.Components, o.Criterion = g.kernel, comp, ""
+	o.Kernel, o.Components, o.Criterion, o.Relevance = g.kernel, comp, "", g.relevance
 	return o
 }
 
@@ -173,7 +173,7 @@ func (s *selector) limit(g gridPoint) int {
 // The targets share every kernel matrix and product; each one's rows are
 // those a search for it alone would have fitted.
 func (s *selector) evaluate(g gridPoint, ts []int) error {
-	label := kernelLabel(g.kernel)
+	label := g.label()
 	limit := s.limit(g)
 	comp := min(s.start, limit)
 	s.cv, s.batch, s.full = nil, nil, nil
@@ -292,7 +292,7 @@ func (s *selector) fitAll(g gridPoint, comp int, ts []int) ([]pointRun, error) {
 		prev = f
 		rows := make([]SelectionRow, len(m.stats))
 		for i, st := range m.stats {
-			rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN()}
+			rows[i] = SelectionRow{Kernel: g.kernel, Stats: st, RMSECV: math.NaN(), Q2: math.NaN(), Scaled: g.relevance != nil}
 		}
 		runs[i] = pointRun{rows: rows, broke: m.valid < m.opts.Components, stopped: m.stop.Message,
 			warns: append([]Warning(nil), m.warns...), model: m}
@@ -484,7 +484,7 @@ func (s *selector) cvRows(g gridPoint, press []float64, valid, t int) []Selectio
 	for i := range rows {
 		rows[i] = SelectionRow{Kernel: g.kernel, Stats: Stats{M: i, RSS: nan, DoF: nan, DoFSE: nan, DoFClipped: nan,
 			Sigma: nan, AIC: nan, BIC: nan, GMDL: nan, GCV: nan, YhatSq: nan},
-			RMSECV: math.Sqrt(press[i] / (float64(s.repeats) * s.total())), Q2: 1 - press[i]/(float64(s.repeats)*tss)}
+			RMSECV: math.Sqrt(press[i] / (float64(s.repeats) * s.total())), Q2: 1 - press[i]/(float64(s.repeats)*tss), Scaled: g.relevance != nil}
 	}
 	return rows
 }

@@ -33,13 +33,16 @@ type inspectJSON struct {
 }
 
 type inspectModelJSON struct {
-	Name                string           `json:"name"`
-	Target              string           `json:"target"`
-	Features            []string         `json:"features"`
-	N                   int              `json:"n"`
-	D                   int              `json:"d"`
-	Kernel              kernelJSON       `json:"kernel"`
-	Standardize         bool             `json:"standardize"`
+	Name        string     `json:"name"`
+	Target      string     `json:"target"`
+	Features    []string   `json:"features"`
+	N           int        `json:"n"`
+	D           int        `json:"d"`
+	Kernel      kernelJSON `json:"kernel"`
+	Standardize bool       `json:"standardize"`
+	// Relevance are the weights of the standardised features (kpls
+	// select learns them on its screen's sample), absent where all are 1.
+	Relevance           []relevanceJSON  `json:"relevance,omitempty"`
 	DoFMethod           kpls.DoFMethod   `json:"dof_method"`
 	Lanczos             int              `json:"lanczos"`
 	ComponentsRequested int              `json:"components_requested"`
@@ -124,7 +127,7 @@ func inspectDoc(path string, info *kpls.FileInfo) inspectJSON {
 		m := inspectModelJSON{Name: mi.Name, Target: mi.TargetName, Features: cli.NonNil(mi.FeatureNames), N: mi.N, D: mi.D, Kernel: kernelOf(o.Kernel),
 			Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: mi.LanczosSteps, ComponentsRequested: o.Components,
 			ValidComponents: mi.ValidComponents, KrylovSteps: mi.KrylovSteps, Chosen: mi.Chosen, Storage: mi.Storage,
-			Warnings: warningsJSON(mi.Warnings), WeightTotal: mi.WeightTotal}
+			Warnings: warningsJSON(mi.Warnings), WeightTotal: mi.WeightTotal, Relevance: relevanceOf(o.Relevance, mi.FeatureNames)}
 		if mi.Stop.Reason != kpls.StopNone {
 			s := mi.Stop
 			m.Stop = &s
@@ -174,6 +177,9 @@ func renderInspect(w io.Writer, path string, info *kpls.FileInfo) {
 		}
 		fmt.Fprintf(w, "  data       n = %d, d = %d; target %s; features %s\n", mi.N, mi.D, orUnnamed(mi.TargetName), features)
 		fmt.Fprintf(w, "  kernel     %s, features %s\n", describeKernel(o.Kernel), standardized(o))
+		if o.Relevance != nil {
+			fmt.Fprintf(w, "  relevance  %s (each standardised feature's weight in the kernel)\n", relevanceList(relevanceOf(o.Relevance, mi.FeatureNames)))
+		}
 		fmt.Fprintf(w, "  components %d valid of %d asked for (Krylov steps %d); DoF %s%s\n", mi.ValidComponents, o.Components,
 			mi.KrylovSteps, o.DoF, lanczosNote(o.DoF, mi.LanczosSteps))
 		fmt.Fprintf(w, "  chosen     m = %d by %s (kpls predict uses it unless told otherwise)\n", mi.Chosen.M, mi.Chosen.Criterion)

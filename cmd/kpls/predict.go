@@ -59,13 +59,15 @@ type memberJSON struct {
 	Kernel string   `json:"kernel"`
 	Width  *float64 `json:"width,omitempty"`
 	M      int      `json:"m"`
+	// Scaled says the member weighs its features (kpls.Options.Relevance).
+	Scaled bool `json:"scaled,omitempty"`
 }
 
 // membersOf describes the models a predictor averages.
 func membersOf(s kpls.Summary) []memberJSON {
 	var out []memberJSON
 	for _, m := range s.Members {
-		mj := memberJSON{Kernel: m.Kernel.Name(), M: m.M}
+		mj := memberJSON{Kernel: m.Kernel.Name(), M: m.M, Scaled: m.Relevance != nil}
 		if w, ok := kpls.WidthOf(m.Kernel); ok {
 			mj.Width = &w
 		}

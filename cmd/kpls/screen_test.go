@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // TestSelectScreen: --screen ROWS screens the grid on a sample of that
 // many rows, the JSON says what it kept and dropped and the table holds
-// the kept points only; --screen off and the default below 6,144 rows
+// the kept points only (unweighed and weighed); --screen off and the default below 6,144 rows
 // leave "screen" out; a bad value is a usage error naming the flag.
 func TestSelectScreen(t *testing.T) {
 	data := writeFile(t, "d.csv", smallCSV(400))
@@ -28,9 +31,12 @@ func TestSelectScreen(t *testing.T) {
 	for _, k := range sc.Kept {
 		kept[pointList([]skippedJSON{k})] = true
 	}
+	for _, k := range sc.Scaled {
+		kept[pointList([]skippedJSON{k})+" scaled"] = true
+	}
 	for _, r := range doc.Table {
-		if p := pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}); !kept[p] {
-			t.Fatalf("table row of %s, not a kept point (%v)", p, sc.Kept)
+		if p := scaledName(pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}), r.Scaled); !kept[p] {
+			t.Fatalf("table row of %s, not a kept point (%v, scaled %v)", p, sc.Kept, sc.Scaled)
 		}
 	}
 	for _, args := range [][]string{{"--screen", "off"}, {}} {
@@ -41,5 +47,62 @@ func TestSelectScreen(t *testing.T) {
 	}
 	if code, _, errs := kplsRun(t, "select", "--data", data, "--screen", "some"); code != 2 || !strings.Contains(errs, "--screen") {
 		t.Errorf("--screen some: exit %d, %q", code, errs)
+	}
+}
+
+// noiseCSV are n rows of y = sin(2·signal) + noise with three noise
+// features beside the signal.
+func noiseCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("signal,n1,n2,n3,y\n")
+	for i := range n {
+		s := 4*math.Mod(float64(i)*0.618034, 1) - 2
+		n1, n2, n3 := math.Sin(float64(7*i)), math.Cos(float64(11*i)), math.Sin(float64(13*i)+1)
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s\n", fmtF(s), fmtF(n1), fmtF(n2), fmtF(n3), fmtF(math.Sin(2*s)+0.05*math.Sin(float64(17*i))))
+	}
+	return b.String()
+}
+
+// TestSelectRelevance: a screened select learns a weight per feature,
+// names them in its JSON and summary, the saved model keeps them and
+// inspect prints them; --relevance off leaves them out; a bad value is
+// a usage error naming the flag.
+func TestSelectRelevance(t *testing.T) {
+	data := writeFile(t, "d.csv", noiseCSV(900))
+	model := filepath.Join(t.TempDir(), "m.kpls")
+	code, out, errs := kplsRun(t, "select", "--data", data, "--screen", "300", "--json", "--progress=off", "--model", model)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc selectJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sc := doc.Screen
+	if sc == nil || len(sc.Relevance) != 4 || sc.Relevance[0].Feature != "signal" || sc.Relevance[0].Weight != 1 {
+		t.Fatalf("screen %+v: want four weights, signal's 1", sc)
+	}
+	for _, r := range sc.Relevance[1:] {
+		if !(r.Weight < 0.5) {
+			t.Errorf("noise feature %s has weight %g", r.Feature, r.Weight)
+		}
+	}
+	if len(sc.Scaled) == 0 || !doc.Best.Scaled {
+		t.Fatalf("scaled %v, best %+v: the weighed grid should win here", sc.Scaled, doc.Best)
+	}
+	_, text, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--progress=off")
+	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !strings.Contains(text, " scaled width ") {
+		t.Errorf("the summary does not show the weights:\n%s", text)
+	}
+	_, info, _ := kplsRun(t, "inspect", model)
+	if !strings.Contains(info, "relevance  signal 1.00, n1 ") {
+		t.Errorf("inspect does not print the weights:\n%s", info)
+	}
+	_, off, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--json", "--progress=off", "--relevance", "OFF")
+	if strings.Contains(off, `"relevance"`) || strings.Contains(off, `"scaled"`) {
+		t.Errorf("--relevance off: the document has weights")
+	}
+	if code, _, errs := kplsRun(t, "select", "--data", data, "--relevance", "some"); code != 2 || !strings.Contains(errs, "--relevance") {
+		t.Errorf("--relevance some: exit %d, %q", code, errs)
 	}
 }

@@ -75,6 +75,16 @@ type screenJSON struct {
 	Passes  int           `json:"passes"`
 	Kept    []skippedJSON `json:"kept"`
 	Dropped []skippedJSON `json:"dropped"`
+	// Relevance are the feature weights the sample learned (--relevance
+	// auto), Scaled the grid points searched on all rows with them.
+	Relevance []relevanceJSON `json:"relevance,omitempty"`
+	Scaled    []skippedJSON   `json:"scaled,omitempty"`
+}
+
+// relevanceJSON is one feature's weight.
+type relevanceJSON struct {
+	Feature string  `json:"feature"`
+	Weight  float64 `json:"weight"`
 }
 
 func screenOf(sel *kpls.Selection) *screenJSON {
@@ -82,7 +92,43 @@ func screenOf(sel *kpls.Selection) *screenJSON {
 	if sc == nil {
 		return nil
 	}
-	return &screenJSON{Rows: sc.Rows, Passes: sc.Passes, Kept: gridPoints(sc.Kept), Dropped: gridPoints(sc.Dropped)}
+	var features []string
+	if sel.Model != nil {
+		features = sel.Model.Summary().FeatureNames
+	}
+	return &screenJSON{Rows: sc.Rows, Passes: sc.Passes, Kept: gridPoints(sc.Kept), Dropped: gridPoints(sc.Dropped),
+		Relevance: relevanceOf(sc.Relevance, features), Scaled: gridPoints(sc.Scaled)}
+}
+
+// relevanceList reads weights as "name 0.66, ...".
+func relevanceList(rs []relevanceJSON) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s %.2f", r.Feature, r.Weight))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// scaledSearch says what the second round did with the weights.
+func scaledSearch(scaled []skippedJSON) string {
+	if len(scaled) == 0 {
+		return "the weighed grid scored no better there, so it was not searched on all rows"
+	}
+	return "searched on all rows with them: " + pointList(scaled)
+}
+
+// relevanceOf names the weights w by the features (F1, F2, ... where
+// unnamed).
+func relevanceOf(w []float64, features []string) []relevanceJSON {
+	var out []relevanceJSON
+	for j, v := range w {
+		name := fmt.Sprintf("F%d", j+1)
+		if j < len(features) {
+			name = features[j]
+		}
+		out = append(out, relevanceJSON{Feature: name, Weight: v})
+	}
+	return out
 }
 
 // averageJSON is the mean of the grid points within --average-within of
@@ -121,7 +167,7 @@ func averageOf(sel *kpls.Selection, within float64) *averageJSON {
 			row.Weight = &sel.MeanWeights[i]
 		}
 		for _, c := range sel.Choices {
-			if c.Kernel == s.Members[i].Kernel {
+			if c.Kernel == s.Members[i].Kernel && c.Scaled == row.Scaled {
 				row.RMSECV = cli.Num(c.RMSECV)
 			}
 		}
@@ -145,6 +191,8 @@ type rowJSON struct {
 	GCV        cli.Num `json:"gcv"`
 	RMSECV     cli.Num `json:"rmsecv"`
 	Q2         cli.Num `json:"q2"`
+	// Scaled: the features weighed by the screen's relevances.
+	Scaled bool `json:"scaled,omitempty"`
 }
 
 type bestJSON struct {
@@ -156,6 +204,7 @@ type bestJSON struct {
 	RSS       cli.Num        `json:"rss"`
 	DoF       cli.Num        `json:"dof"`
 	Sigma     cli.Num        `json:"sigma"`
+	Scaled    bool           `json:"scaled,omitempty"`
 }
 
 // trainingJSON is the chosen model's fit to its training data.
@@ -166,7 +215,7 @@ type trainingJSON struct {
 
 func rowOf(r kpls.SelectionRow) rowJSON {
 	return rowJSON{Kernel: r.Kernel.Name(), Width: r.Width(), M: r.M, RSS: cli.Num(r.RSS), DoF: cli.Num(r.DoF), DoFClipped: cli.Num(r.DoFClipped),
-		Sigma: cli.Num(r.Sigma), AIC: cli.Num(r.AIC), BIC: cli.Num(r.BIC), GMDL: cli.Num(r.GMDL), GCV: cli.Num(r.GCV), RMSECV: cli.Num(r.RMSECV), Q2: cli.Num(r.Q2)}
+		Sigma: cli.Num(r.Sigma), AIC: cli.Num(r.AIC), BIC: cli.Num(r.BIC), GMDL: cli.Num(r.GMDL), GCV: cli.Num(r.GCV), RMSECV: cli.Num(r.RMSECV), Q2: cli.Num(r.Q2), Scaled: r.Scaled}
 }
 
 func tableJSON(rows []kpls.SelectionRow) []rowJSON {
@@ -180,7 +229,7 @@ func tableJSON(rows []kpls.SelectionRow) []rowJSON {
 func bestOf(s *kpls.Selection) bestJSON {
 	b := s.Best
 	return bestJSON{Kernel: b.Kernel.Name(), Width: b.Width(), M: b.M, Criterion: s.Criterion, Score: cli.Num(b.Score(s.Criterion)),
-		RSS: cli.Num(b.RSS), DoF: cli.Num(b.DoF), Sigma: cli.Num(b.Sigma)}
+		RSS: cli.Num(b.RSS), DoF: cli.Num(b.DoF), Sigma: cli.Num(b.Sigma), Scaled: b.Scaled}
 }
 
 // trainingOf is the fit of m with comp components to its training rows.
@@ -266,7 +315,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 }
 
 // selectFlags are select's flags read after parsing.
-type selectFlags struct{ widths, kernels, crit, averageBy, screen *string }
+type selectFlags struct{ widths, kernels, crit, averageBy, screen, relevance *string }
 
 // register adds select's flags to fs.
 func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
@@ -281,6 +330,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
+	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature on the screen's sample (the gradient of its best rbf fit; one target, standardised features) and searches the weighed grid's best points on all rows beside the best unweighed one if it scored better there; off weighs every feature alike")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
@@ -332,6 +382,13 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 			return cli.Usagef("--screen: %q, want auto, off or a number of rows (at least 2)", *f.screen)
 		}
 		so.ScreenRows = rows
+	}
+	switch strings.ToLower(*f.relevance) {
+	case "auto":
+	case "off":
+		so.Isotropic = true
+	default:
+		return cli.Usagef("--relevance: %q, want auto or off", *f.relevance)
 	}
 	if !isCV {
 		cv.AverageWithin = 0 // the default margin is cross-validation's
@@ -523,6 +580,9 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	if sc := screenOf(sel); sc != nil {
 		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): dropped %s (--screen off searches every point on all rows)\n",
 			sc.Rows, count(sc.Passes, "pass"), pointList(sc.Dropped))
+		if sc.Relevance != nil {
+			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc.Scaled))
+		}
 	}
 	fmt.Fprintf(w, "searched   %s; m up to %d; by %s\n", searchedKernels(sel), maxM(sel), how)
 	b := sel.Best
@@ -548,14 +608,14 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 				width = cli.Round(*m.Width)
 			}
 			for _, c := range sel.Choices {
-				if c.Kernel.Name() == m.Kernel && (m.Width == nil || c.Width() == *m.Width) {
+				if c.Kernel.Name() == m.Kernel && (m.Width == nil || c.Width() == *m.Width) && c.Scaled == m.Scaled {
 					q2 = cli.Round(c.Q2)
 				}
 			}
 			if m.Weight != nil {
 				weight = fmt.Sprintf("%.2f", *m.Weight)
 			}
-			fmt.Fprintf(tw, "          \t%s\t%s\t%d\t%s\t%s\t%s\t\n", m.Kernel, width, m.M, cli.Round(float64(m.RMSECV)), q2, weight)
+			fmt.Fprintf(tw, "          \t%s\t%s\t%d\t%s\t%s\t%s\t\n", scaledName(m.Kernel, m.Scaled), width, m.M, cli.Round(float64(m.RMSECV)), q2, weight)
 		}
 		tw.Flush()
 		train, whose = a.Training, "the mean"
@@ -622,7 +682,7 @@ func searchedKernels(sel *kpls.Selection) string {
 	var names []string
 	spans := map[string]*span{}
 	for _, c := range sel.Choices {
-		name := c.Kernel.Name()
+		name := scaledName(c.Kernel.Name(), c.Scaled)
 		sp, ok := spans[name]
 		if !ok {
 			sp = &span{lo: math.Inf(1), hi: math.Inf(-1)}
@@ -664,10 +724,20 @@ func kernelList(ks []kpls.Kernel) string {
 }
 
 func gridLabel(r kpls.SelectionRow) string {
+	name := scaledName(r.Kernel.Name(), r.Scaled)
 	if w, ok := kpls.WidthOf(r.Kernel); ok {
-		return r.Kernel.Name() + " width " + cli.Cell(w)
+		return name + " width " + cli.Cell(w)
 	}
-	return r.Kernel.Name()
+	return name
+}
+
+// scaledName marks a kernel's name where its features are weighed by the
+// relevances the screen learned.
+func scaledName(name string, scaled bool) string {
+	if scaled {
+		return name + " scaled"
+	}
+	return name
 }
 
 // selectionTable writes every row of the grid; "*" marks each grid

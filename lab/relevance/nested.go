@@ -73,7 +73,7 @@ func runNested(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dense
 			if err != nil {
 				return nil, err
 			}
-			gopScales = normalised(gop(rbfGradient(zf, alpha, w0, zf)), 1)
+			gopScales = normalised(gopOfRows(zf, alpha, w0), 1)
 		}
 		for r, s := range [][]float64{nil, gopScales} {
 			deff := float64(d)

@@ -422,5 +422,5 @@ func gopOf(ctx context.Context, sel *kpls.Selection, z *mat.Dense, y []float64) 
 	if err != nil {
 		return nil, err
 	}
-	return gop(rbfGradient(z, alpha, w, z)), nil
+	return gopOfRows(z, alpha, w), nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gop"
 )
 
 // standardiser holds the training means and standard deviations (n − 1)
@@ -52,67 +54,11 @@ func (s standardiser) apply(x *mat.Dense, scales []float64) *mat.Dense {
 	return out
 }
 
-// rbfGradient returns the gradient with respect to x of the kpls RBF model
-// f(x) = ȳ + k_c(x)ᵀα on the training rows xtr (the features the model
-// was fitted to), k(x, z) = exp(−‖x − z‖²/(2w)), at each row of xq
-// (q×d, row-major result q×d).
-//
-// The centred kernel vector is k_c(x)_i = k(x, x_i) − (1/n)Σ_l k(x, x_l)
-// − (terms free of x), so ∂f/∂x = Σ_i β_i ∂k(x, x_i)/∂x with
-// β_i = α_i − (Σ_l α_l)/n, and ∂k(x, z)/∂x_j = −(x_j − z_j)/w · k(x, z).
-func rbfGradient(xtr *mat.Dense, alpha []float64, w float64, xq *mat.Dense) *mat.Dense {
-	n, d := xtr.Dims()
-	q, _ := xq.Dims()
-	var sum float64
-	for _, a := range alpha {
-		sum += a
-	}
-	beta := make([]float64, n)
-	for i, a := range alpha {
-		beta[i] = a - sum/float64(n)
-	}
-	out := mat.NewDense(q, d, nil)
-	v := make([]float64, d)
-	for r := range q {
-		x := xq.RawRowView(r)
-		var bk float64
-		clear(v)
-		for i := range n {
-			z := xtr.RawRowView(i)
-			var dist float64
-			for j := range d {
-				t := x[j] - z[j]
-				dist += t * t
-			}
-			c := beta[i] * math.Exp(-dist/(2*w))
-			bk += c
-			for j := range d {
-				v[j] += c * z[j]
-			}
-		}
-		g := out.RawRowView(r)
-		for j := range d {
-			g[j] = -(x[j]*bk - v[j]) / w
-		}
-	}
-	return out
-}
-
-// gop returns the root mean square over the rows of x of each column of
-// the gradient rows g: g_j = √(mean_r (∂f/∂x_j(x_r))²), the diagonal of
-// the gradient outer product.
-func gop(grad *mat.Dense) []float64 {
-	q, d := grad.Dims()
-	g := make([]float64, d)
-	for r := range q {
-		for j, v := range grad.RawRowView(r) {
-			g[j] += v * v
-		}
-	}
-	for j := range g {
-		g[j] = math.Sqrt(g[j] / float64(q))
-	}
-	return g
+// gopOfRows is the diagonal of the gradient outer product of the RBF
+// model of width w with coefficients alpha on the rows of z (gop.RBF).
+func gopOfRows(z *mat.Dense, alpha []float64, w float64) []float64 {
+	n, d := z.Dims()
+	return gop.RBF(mat.DenseCopyOf(z).RawMatrix().Data, n, d, alpha, w)
 }
 
 // normalised returns s_j = (v_j / max_k v_k)^power; all ones if no v_j is

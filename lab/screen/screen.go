@@ -20,13 +20,15 @@ import (
 // Run is `kpls-lab screen`.
 func Run(ctx context.Context, e *cli.Env, args []string) error {
 	fs := cli.NewFlagSet("screen", "--data F.csv [flags]",
-		"The default select searching every grid point on all rows against the default select screened\n"+
-			"on a sample of the rows, on seeded train/test splits (lab/screen/doc.go).")
+		"The default select (screened on a sample of the rows, weighing the features by the relevances\n"+
+			"learned there) against the select searching every grid point on all rows (--vs full) or the\n"+
+			"screened select without weights (--vs isotropic), on seeded train/test splits (lab/screen/doc.go).")
 	data := fs.String("data", "", "CSV `file` with a header (required)")
 	target := fs.String("target", "", "target `column`; empty means the last")
 	splits := fs.Int("splits", 5, "seeded `splits`")
 	train := fs.Float64("train", 0.8, "training `fraction` of each split")
 	sample := fs.Int("rows", 0, "the screened select's sample (SelectOptions.ScreenRows); 0 means the library's rule")
+	vs := fs.String("vs", "full", "the baseline: `full` (every grid point on all rows) or isotropic (screened, every feature weighed alike)")
 	if err := fs.Parse(e, args); err != nil {
 		return err
 	}
@@ -37,6 +39,8 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		return cli.Usagef("--splits: %d, want at least 1", *splits)
 	case *sample < 0:
 		return cli.Usagef("--rows: %d, want 0 for the library's rule or a number of rows", *sample)
+	case *vs != "full" && *vs != "isotropic":
+		return cli.Usagef("--vs: %q, want full or isotropic", *vs)
 	case !(*train > 0 && *train < 1):
 		return cli.Usagef("--train: %g, want a fraction in (0, 1)", *train)
 	}
@@ -64,9 +68,13 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 				ye[i-ntr] = y[r]
 			}
 		}
+		base := kpls.SelectOptions{ScreenRows: -1}
+		if *vs == "isotropic" {
+			base = kpls.SelectOptions{ScreenRows: *sample, Isotropic: true}
+		}
 		var res [2]result
-		for i, rows := range []int{-1, *sample} {
-			if res[i], err = run(ctx, kpls.Data{X: xt, Y: yt}, xe, ye, rows); err != nil {
+		for i, so := range []kpls.SelectOptions{base, {ScreenRows: *sample}} {
+			if res[i], err = run(ctx, kpls.Data{X: xt, Y: yt}, xe, ye, so); err != nil {
 				return fmt.Errorf("split %d: %w", s, err)
 			}
 			if i == 1 && res[i].label != "screened" {
@@ -77,8 +85,8 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		timeRatio = append(timeRatio, res[1].seconds/res[0].seconds)
 		rmseRatio = append(rmseRatio, res[1].rmse/res[0].rmse)
 	}
-	fmt.Fprintf(e.Stdout, "screened / full, median over %d splits: time %.3f, held-out RMSE %.4f (worst %.4f)\n",
-		*splits, panel.Median(timeRatio), panel.Median(rmseRatio), slices.Max(rmseRatio))
+	fmt.Fprintf(e.Stdout, "default / %s, median over %d splits: time %.3f, held-out RMSE %.4f (worst %.4f)\n",
+		*vs, *splits, panel.Median(timeRatio), panel.Median(rmseRatio), slices.Max(rmseRatio))
 	return nil
 }
 
@@ -90,11 +98,10 @@ type result struct {
 	members       string
 }
 
-// run selects on data with SelectOptions.ScreenRows rows and scores the
-// predictor on (xe, ye).
-func run(ctx context.Context, data kpls.Data, xe *mat.Dense, ye []float64, rows int) (result, error) {
+// run selects on data with so and scores the predictor on (xe, ye).
+func run(ctx context.Context, data kpls.Data, xe *mat.Dense, ye []float64, so kpls.SelectOptions) (result, error) {
 	t0 := time.Now()
-	sel, err := kpls.Select(ctx, data, kpls.SelectOptions{ScreenRows: rows}, nil)
+	sel, err := kpls.Select(ctx, data, so, nil)
 	if err != nil {
 		return result{}, err
 	}
@@ -107,12 +114,22 @@ func run(ctx context.Context, data kpls.Data, xe *mat.Dense, ye []float64, rows 
 	var ms []string
 	for _, m := range sel.Predictor.Summary().Members {
 		w, _ := kpls.WidthOf(m.Kernel)
-		ms = append(ms, fmt.Sprintf("%s %.4g m=%d", m.Kernel.Name(), w, m.M))
+		scaled := ""
+		if m.Relevance != nil {
+			scaled = " scaled"
+		}
+		ms = append(ms, fmt.Sprintf("%s%s %.4g m=%d", m.Kernel.Name(), scaled, w, m.M))
 	}
 	r.members = "mean of " + strings.Join(ms, ", ")
 	if sc := sel.Screen; sc != nil {
 		r.label = "screened"
+		if so.Isotropic {
+			r.label = "isotropic"
+		}
 		r.members = fmt.Sprintf("(sample %d rows, %d passes) %s", sc.Rows, sc.Passes, r.members)
+		if sc.Relevance != nil {
+			r.members = fmt.Sprintf("%s; weights %.2f", r.members, sc.Relevance)
+		}
 	}
 	return r, nil
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/kpls-go/kpls/cmd/cli"
 )
 
-// TestRun: on 500 rows screened on 100, every split runs the full and the
-// screened select (the latter saying so), and the summary gives the
-// ratios.
+// TestRun: on 500 rows screened on 100, every split runs the baseline
+// (the full select, or the isotropic one) and the screened default (each
+// saying so), and the summary gives the ratios.
 func TestRun(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("a,b,y\n")
@@ -27,15 +27,17 @@ func TestRun(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errs bytes.Buffer
-	err := Run(context.Background(), &cli.Env{Stdout: &out, Stderr: &errs}, []string{"--data", path, "--splits", "2", "--rows", "100"})
-	if err != nil {
-		t.Fatal(err, errs.String())
-	}
-	s := out.String()
-	for _, want := range []string{"split 1 full", "split 1 screened", "split 2 full", "split 2 screened", "(sample 100 rows", "median over 2 splits: time"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q:\n%s", want, s)
+	for _, vs := range []string{"full", "isotropic"} {
+		var out, errs bytes.Buffer
+		err := Run(context.Background(), &cli.Env{Stdout: &out, Stderr: &errs}, []string{"--data", path, "--splits", "2", "--rows", "100", "--vs", vs})
+		if err != nil {
+			t.Fatal(err, errs.String())
+		}
+		s := out.String()
+		for _, want := range []string{"split 1 " + vs, "split 1 screened", "split 2 " + vs, "split 2 screened", "(sample 100 rows", "weights [", "default / " + vs + ", median over 2 splits: time"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("--vs %s: output lacks %q:\n%s", vs, want, s)
+			}
 		}
 	}
 }

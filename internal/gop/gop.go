@@ -1,0 +1,69 @@
+package gop
+
+import "math"
+
+// RBF returns the diagonal of the gradient outer product of the kernel
+// model f(x) = c + Σ_i α_i k_c(x, x_i) with the Gaussian kernel
+// k(x, z) = exp(−‖x − z‖²/(2w)), centred over the training rows x (n×d,
+// row-major), taken at those rows.
+//
+// Centring adds to k(x, x_i) terms that do not depend on i, and one,
+// −(1/n)Σ_l k(x, x_l), that does not depend on i either, so ∂f/∂x =
+// Σ_i β_i ∂k(x, x_i)/∂x with β_i = α_i − mean(α), where
+// ∂k(x, z)/∂x_j = −(x_j − z_j)/w · k(x, z).
+func RBF(x []float64, n, d int, alpha []float64, w float64) []float64 {
+	var sum float64
+	for _, a := range alpha {
+		sum += a
+	}
+	beta := make([]float64, n)
+	for i, a := range alpha {
+		beta[i] = a - sum/float64(n)
+	}
+	g := make([]float64, d)
+	v := make([]float64, d)
+	for r := range n {
+		xr := x[r*d : r*d+d]
+		var bk float64
+		clear(v)
+		for i := range n {
+			z := x[i*d : i*d+d]
+			var dist float64
+			for j, xj := range xr {
+				t := xj - z[j]
+				dist += t * t
+			}
+			c := beta[i] * math.Exp(-dist/(2*w))
+			bk += c
+			for j, zj := range z {
+				v[j] += c * zj
+			}
+		}
+		for j, xj := range xr {
+			dj := (xj*bk - v[j]) / w // −∂f/∂x_j
+			g[j] += dj * dj
+		}
+	}
+	for j := range g {
+		g[j] = math.Sqrt(g[j] / float64(n))
+	}
+	return g
+}
+
+// Weights returns g scaled so that its largest entry is 1, each entry at
+// least floor (a feature the model does not move along keeps a trace of
+// weight rather than none); all ones if no entry is positive.
+func Weights(g []float64, floor float64) []float64 {
+	var big float64
+	for _, v := range g {
+		big = max(big, v)
+	}
+	out := make([]float64, len(g))
+	for j, v := range g {
+		out[j] = 1
+		if big > 0 && !math.IsNaN(v) {
+			out[j] = max(v/big, floor)
+		}
+	}
+	return out
+}

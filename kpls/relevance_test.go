@@ -1,0 +1,232 @@
+package kpls
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gop"
+)
+
+// relevanceData are n rows of d features, uniform on [−2, 2] times
+// 1 + j (so that standardising matters), and y = sin(2x₀) + x₁²/4 +
+// noise; the other features are noise to y.
+func relevanceData(n, d int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, (4*rng.Float64()-2)*float64(1+j))
+		}
+		y[i] = math.Sin(2*x.At(i, 0)) + x.At(i, 1)*x.At(i, 1)/16 + 0.1*rng.NormFloat64()
+	}
+	return x, y
+}
+
+// standardisedTimes returns x standardised by the mean and standard
+// deviation (n−1) of the columns of train, times w: the test's own
+// arithmetic, not the library's.
+func standardisedTimes(train, x *mat.Dense, w []float64) *mat.Dense {
+	n, d := train.Dims()
+	r, _ := x.Dims()
+	out := mat.NewDense(r, d, nil)
+	for j := range d {
+		col := mat.Col(nil, j, train)
+		var mean, ss float64
+		for _, v := range col {
+			mean += v
+		}
+		mean /= float64(n)
+		for _, v := range col {
+			ss += (v - mean) * (v - mean)
+		}
+		sd := math.Sqrt(ss / float64(n-1))
+		for i := range r {
+			out.Set(i, j, (x.At(i, j)-mean)/sd*w[j])
+		}
+	}
+	return out
+}
+
+// TestRelevanceFit: a fit with Options.Relevance predicts as a fit on
+// raw features that the test standardised and weighed itself, and its
+// model file keeps the weights.
+func TestRelevanceFit(t *testing.T) {
+	ctx := context.Background()
+	x, y := relevanceData(200, 4, 1)
+	xt, _ := relevanceData(30, 4, 2)
+	w := []float64{1, 0.5, 0.1, 0.02}
+	for _, k := range []Kernel{RBF{Width: 2}, Laplacian{Width: 1.5}, Linear{}} {
+		comp := min(6, maxComponents(k, 200, 4))
+		m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: k, Components: comp, DoF: DoFNone, Relevance: w}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := Fit(ctx, Data{X: standardisedTimes(x, x, w), Y: vec(y)}, Options{Kernel: k, Components: comp, DoF: DoFNone, RawFeatures: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Predict(ctx, xt, PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := raw.Predict(ctx, standardisedTimes(x, xt, w), PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Yhat {
+			if math.Abs(got.Yhat[i]-want.Yhat[i]) > 1e-9*(1+math.Abs(want.Yhat[i])) {
+				t.Fatalf("%s: row %d: %v with Relevance, %v on features weighed by the test", k.Name(), i, got.Yhat[i], want.Yhat[i])
+			}
+		}
+		var buf bytes.Buffer
+		if err := Save(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := ps[0].(*Model)
+		if !reflect.DeepEqual(back.Options().Relevance, w) {
+			t.Errorf("%s: the file gave Relevance %v, want %v", k.Name(), back.Options().Relevance, w)
+		}
+		again, err := back.Predict(ctx, xt, PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.Yhat, got.Yhat) {
+			t.Errorf("%s: the loaded model predicts otherwise", k.Name())
+		}
+	}
+}
+
+func TestRelevanceChecked(t *testing.T) {
+	x, y := relevanceData(50, 3, 1)
+	for _, o := range []Options{
+		{Relevance: []float64{1, 1}},
+		{Relevance: []float64{1, 0, 1}},
+		{Relevance: []float64{1, math.NaN(), 1}},
+		{Relevance: []float64{1, math.Inf(1), 1}},
+		{Relevance: []float64{1, 1, 1}, RawFeatures: true},
+	} {
+		if _, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, o, nil); !errors.Is(err, ErrBadOption) {
+			t.Errorf("Relevance %v (raw %v): %v, want ErrBadOption", o.Relevance, o.RawFeatures, err)
+		}
+	}
+}
+
+// TestGOPAgainstFiniteDifferences: the gradient outer product of an RBF
+// model, from its coefficients, equals the one from central differences
+// of its predictions (in standardised units: ∂f/∂z_j = sd_j ∂f/∂x_j).
+func TestGOPAgainstFiniteDifferences(t *testing.T) {
+	ctx := context.Background()
+	x, y := relevanceData(120, 3, 3)
+	n, d := x.Dims()
+	for _, w := range []float64{0.5, 2} {
+		m, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: RBF{Width: w}, Components: 6, DoF: DoFNone}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, comp := range []int{1, 3, 6} {
+			at, err := m.At(comp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alpha, err := m.Alpha(comp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := gop.RBF(m.x, m.n, m.d, alpha, w)
+			want := make([]float64, d)
+			for j := range d {
+				h := 1e-5 * float64(1+j) // the features' scale grows with j
+				up, dn := mat.DenseCopyOf(x), mat.DenseCopyOf(x)
+				for i := range n {
+					up.Set(i, j, x.At(i, j)+h)
+					dn.Set(i, j, x.At(i, j)-h)
+				}
+				pu, err := at.Predict(ctx, up, PredictOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pd, err := at.Predict(ctx, dn, PredictOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range n {
+					g := (pu.Yhat[i] - pd.Yhat[i]) / (2 * h) * m.scale.Scale[j]
+					want[j] += g * g
+				}
+				want[j] = math.Sqrt(want[j] / float64(n))
+			}
+			for j := range d {
+				if math.Abs(got[j]-want[j]) > 1e-6*(1+slices.Max(want)) {
+					t.Errorf("w %g, m %d, feature %d: %v from the coefficients, %v from differences of predictions", w, comp, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestScreenLearnsRelevance: on data where four of six features are
+// noise, the screen's sample gives them small weights, the weighed grid
+// wins on all rows, and it predicts fresh rows better than the
+// isotropic search; Isotropic turns it off.
+func TestScreenLearnsRelevance(t *testing.T) {
+	ctx := context.Background()
+	x, y := relevanceData(2400, 6, 4)
+	xt, yt := relevanceData(2000, 6, 5)
+	rmse := func(sel *Selection) float64 {
+		p, err := sel.Predictor.Predict(ctx, xt, PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ss float64
+		for i, v := range p.Yhat {
+			ss += (v - yt[i]) * (v - yt[i])
+		}
+		return math.Sqrt(ss / float64(len(yt)))
+	}
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{ScreenRows: 600}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sel.Screen
+	if sc == nil || len(sc.Relevance) != 6 {
+		t.Fatalf("screen %+v: want six learned weights", sc)
+	}
+	t.Logf("weights %.3f, scaled %v, best %s, RMSECV %.4f", sc.Relevance, sc.Scaled, sel.Best.label(), sel.Best.RMSECV)
+	least := min(sc.Relevance[0], sc.Relevance[1])
+	for j := 2; j < 6; j++ {
+		if !(sc.Relevance[j] < least/3) {
+			t.Errorf("noise feature %d has weight %.3f, the least relevant true feature %.3f", j, sc.Relevance[j], least)
+		}
+	}
+	if len(sc.Scaled) == 0 || !sel.Best.Scaled {
+		t.Fatalf("the weighed grid did not win: scaled %v, best %s", sc.Scaled, sel.Best.label())
+	}
+	if got := sel.Model.Options().Relevance; !reflect.DeepEqual(got, sc.Relevance) {
+		t.Errorf("the chosen model weighs by %v, the screen learned %v", got, sc.Relevance)
+	}
+	iso, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{ScreenRows: 600, Isotropic: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iso.Screen == nil || iso.Screen.Relevance != nil || iso.Screen.Scaled != nil || iso.Best.Scaled {
+		t.Errorf("Isotropic learned weights: %+v", iso.Screen)
+	}
+	weighed, plain := rmse(sel), rmse(iso)
+	t.Logf("held out: %.4f weighed, %.4f isotropic (noise sd 0.1)", weighed, plain)
+	if !(weighed < plain) {
+		t.Errorf("held out, the weighed search predicts worse (%.4f) than the isotropic one (%.4f)", weighed, plain)
+	}
+}
