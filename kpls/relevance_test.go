@@ -180,7 +180,7 @@ func TestGOPAgainstFiniteDifferences(t *testing.T) {
 // TestScreenLearnsRelevance: on data where four of six features are
 // noise, the screen's sample gives them small weights, the weighed grid
 // wins on all rows, and it predicts fresh rows better than the
-// isotropic search; Isotropic turns it off.
+// isotropic search, also once saved and loaded; Isotropic turns it off.
 func TestScreenLearnsRelevance(t *testing.T) {
 	ctx := context.Background()
 	x, y := relevanceData(2400, 6, 4)
@@ -216,6 +216,25 @@ func TestScreenLearnsRelevance(t *testing.T) {
 	}
 	if got := sel.Model.Options().Relevance; !reflect.DeepEqual(got, sc.Relevance) {
 		t.Errorf("the chosen model weighs by %v, the screen learned %v", got, sc.Relevance)
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, sel.Predictor); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := sel.Predictor.Predict(ctx, xt, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ps[0].Predict(ctx, xt, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before.Yhat, after.Yhat) {
+		t.Error("the saved predictor, loaded, predicts otherwise")
 	}
 	iso, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{ScreenRows: 600, Isotropic: true}, nil)
 	if err != nil {

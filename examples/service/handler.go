@@ -158,7 +158,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	h := health{
 		Status: "ok", N: s.first.N, D: s.first.D, Features: s.features,
-		Components: s.first.Members[0].MaxComponents, M: defaultM(s.first),
+		Components: s.first.Members[0].MaxComponents, M: defaultM(s.first), Relevance: relevanceOf(s.first),
 	}
 	if s.targets == nil {
 		h.Mean = membersOf(s.first)
@@ -190,6 +190,21 @@ type health struct {
 	Mean []member `json:"mean,omitempty"`
 	// Targets, with a file of several models: each one's components and m.
 	Targets []targetHealth `json:"targets,omitempty"`
+	// Relevance are the weights of the standardised features that kpls
+	// select learned on its screen's sample, where a model weighs them
+	// (its members marked "scaled" in Mean).
+	Relevance []float64 `json:"relevance,omitempty"`
+}
+
+// relevanceOf returns the feature weights of the first member that has
+// them (one selection learns one set), nil if none does.
+func relevanceOf(sm kpls.Summary) []float64 {
+	for _, m := range sm.Members {
+		if m.Relevance != nil {
+			return m.Relevance
+		}
+	}
+	return nil
 }
 
 type targetHealth struct {
@@ -208,11 +223,13 @@ func defaultM(sm kpls.Summary) *int {
 	return &sm.Members[0].M
 }
 
-// member is one model of a mean: its kernel and the m it predicts with.
+// member is one model of a mean: its kernel, the m it predicts with, and
+// whether it weighs the features (health.Relevance).
 type member struct {
 	Kernel string   `json:"kernel"`
 	Width  *float64 `json:"width,omitempty"`
 	M      int      `json:"m"`
+	Scaled bool     `json:"scaled,omitempty"`
 }
 
 // membersOf describes the models a predictor averages, nil for one model.
@@ -222,7 +239,7 @@ func membersOf(sm kpls.Summary) []member {
 	}
 	var out []member
 	for _, m := range sm.Members {
-		mb := member{Kernel: m.Kernel.Name(), M: m.M}
+		mb := member{Kernel: m.Kernel.Name(), M: m.M, Scaled: m.Relevance != nil}
 		if w, ok := kpls.WidthOf(m.Kernel); ok {
 			mb.Width = &w
 		}

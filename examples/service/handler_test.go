@@ -333,3 +333,34 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("status %d, body %s; want 503", status, b)
 	}
 }
+
+// TestHealthzRelevance: a model that weighs its features (as kpls select
+// learns them) gives its weights in /healthz.
+func TestHealthzRelevance(t *testing.T) {
+	x := mat.NewDense(40, 2, nil)
+	y := make([]float64, 40)
+	for i := range 40 {
+		x.Set(i, 0, float64(i)/10)
+		x.Set(i, 1, float64(i%7))
+		y[i] = math.Sin(x.At(i, 0))
+	}
+	w := []float64{1, 0.25}
+	m, err := kpls.Fit(context.Background(), kpls.Data{X: x, Y: mat.NewVecDense(40, y)}, kpls.Options{Components: 3, Relevance: w}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mustServer(t, m))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct{ Relevance []float64 }
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(h.Relevance) != fmt.Sprint(w) {
+		t.Errorf("relevance %v, want %v", h.Relevance, w)
+	}
+}
