@@ -7,10 +7,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// scaling holds the per-feature standardisation learnt on training data.
+// scaling holds the per-feature standardisation learnt on training data,
+// and the features' weights (Options.Relevance; nil: all 1), which a
+// model file records in its options, not here.
 type scaling struct {
-	Mean  []float64 `json:"mean"`
-	Scale []float64 `json:"scale"`
+	Mean   []float64 `json:"mean"`
+	Scale  []float64 `json:"scale"`
+	weight []float64
 }
 
 // denseRows copies a matrix into row-major storage, checking values.
@@ -101,6 +104,9 @@ func (s *scaling) apply(x []float64, n, d int) {
 		row := x[i*d : i*d+d]
 		for j := range row {
 			row[j] = (row[j] - s.Mean[j]) / s.Scale[j]
+			if s.weight != nil {
+				row[j] *= s.weight[j]
+			}
 		}
 	}
 }

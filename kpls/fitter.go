@@ -83,9 +83,7 @@ func newFitter(x mat.Matrix, y []float64, opts config, buf *kernelBuffer) (*fitt
 		if err != nil {
 			return nil, err
 		}
-		for j, r := range o.Relevance {
-			s.Scale[j] /= r // the weight joins the standardisation the model stores
-		}
+		s.weight = o.Relevance
 		s.apply(xs, n, d)
 		f.scale = &s
 		for _, j := range constant {

@@ -18,13 +18,19 @@ import (
 // programs that read version 4, and those refuse a mean rather than read
 // one of its models as the whole. Version 6 adds the RMSECV behind a
 // cross-validated choice (Choice.RMSECV, which prediction intervals use)
-// and is written only for models that carry one, Select's. Versions 1 to
-// 3 were JSON documents holding one model; they are still read. A file of
-// a newer version is refused rather than misread. FormatVersion is the
-// newest version read.
+// and is written only for models that carry one, Select's. Version 7 adds
+// the features' weights (Options.Relevance, in the options record; the
+// scaling stays unweighed and the weights apply after it) and is written
+// only for models that weigh their features. Versions 1 to 3 were JSON
+// documents holding one model; they are still read. A file of a newer
+// version is refused rather than misread. FormatVersion is the newest
+// version read.
 const (
 	FormatName    = "kpls-model"
-	FormatVersion = 6
+	FormatVersion = 7
+	// FormatVersionRMSECV is the version written for models with a
+	// cross-validated choice's RMSECV and no feature weights.
+	FormatVersionRMSECV = 6
 	// FormatVersionPlain is the version written for plain models (no
 	// mean of several).
 	FormatVersionPlain = 4
@@ -157,8 +163,14 @@ func (p *payload) into(m *Model, version int) error {
 	if p.Stop != nil {
 		m.stop = *p.Stop
 	}
-	if p.Chosen != nil && p.Chosen.RMSECV != 0 && version < FormatVersion {
+	if p.Chosen != nil && p.Chosen.RMSECV != 0 && version < FormatVersionRMSECV {
 		return fmt.Errorf("%w: a choice's RMSECV in a file of version %d", ErrModelFile, version)
+	}
+	if o.Relevance != nil {
+		if version < FormatVersion {
+			return fmt.Errorf("%w: feature weights (relevance) in a file of version %d", ErrModelFile, version)
+		}
+		m.scale.weight = o.Relevance // checked against the features by resolved
 	}
 	if p.Weights != nil {
 		if version < FormatVersionMeans {

@@ -117,6 +117,9 @@ func newFileWriter(names []string, models []*Model, means []int) (*fileWriter, e
 		f.version = FormatVersionMeans
 	}
 	if slices.ContainsFunc(models, func(m *Model) bool { return m != nil && m.chosen != nil && m.chosen.RMSECV != 0 }) {
+		f.version = FormatVersionRMSECV
+	}
+	if slices.ContainsFunc(models, func(m *Model) bool { return m != nil && m.opts.Relevance != nil }) {
 		f.version = FormatVersion
 	}
 	h := fileHeader{Format: FormatName, Version: f.version, Entries: make([]fileEntry, len(models)), Means: means}

@@ -598,8 +598,8 @@ func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:12]); v != FormatVersion {
-		t.Errorf("a file of version %d, want %d", v, FormatVersion)
+	if v := binary.LittleEndian.Uint32(b[8:12]); v != FormatVersionRMSECV {
+		t.Errorf("a file of version %d, want %d", v, FormatVersionRMSECV)
 	}
 	m, err := loadModel(bytes.NewReader(b))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -169,7 +170,7 @@ type config struct {
 // newConfig joins a fit's method, data and resources.
 func newConfig(o Options, d *Data, r *Resources) config {
 	c := config{Kernel: o.Kernel, Components: o.Components, DoF: o.DoF, Criterion: o.Criterion,
-		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures, Relevance: o.Relevance,
+		Lanczos: o.Lanczos, Probes: o.Probes, Seed: o.Seed, RawFeatures: o.RawFeatures, Relevance: slices.Clone(o.Relevance),
 		FeatureNames: d.FeatureNames, Weights: d.Weights}
 	if len(d.TargetNames) > 0 { // an empty list names nothing
 		c.TargetNames = d.TargetNames
@@ -198,7 +199,7 @@ func (o *Options) UnmarshalJSON(b []byte) error {
 // method is the Options part of c.
 func (c config) method() Options {
 	return Options{Kernel: c.Kernel, Components: c.Components, DoF: c.DoF, Criterion: c.Criterion,
-		Lanczos: c.Lanczos, Probes: c.Probes, Seed: c.Seed, RawFeatures: c.RawFeatures, Relevance: c.Relevance}
+		Lanczos: c.Lanczos, Probes: c.Probes, Seed: c.Seed, RawFeatures: c.RawFeatures, Relevance: slices.Clone(c.Relevance)}
 }
 
 // Comm is a group of processes that fit together (Resources.Comm). Every

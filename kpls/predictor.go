@@ -318,7 +318,7 @@ func (m *Model) shallowCopy() *Model {
 func (m *Model) Summary() Summary {
 	c := m.Chosen()
 	s := Summary{N: m.n, D: m.d, FeatureNames: slices.Clone(m.opts.FeatureNames), TargetName: m.opts.TargetName,
-		Members: []Member{{Kernel: m.opts.Kernel, Relevance: m.opts.Relevance, Choice: c, MaxComponents: m.valid}},
+		Members: []Member{{Kernel: m.opts.Kernel, Relevance: slices.Clone(m.opts.Relevance), Choice: c, MaxComponents: m.valid}},
 		Stats:   m.stats[c.M],
 		Storage: m.storage, LanczosSteps: m.lanczos, Stop: m.stop, Warnings: m.Warnings()}
 	s.Noise, s.NoiseFromRMSECV = m.noiseLevel(c.M)
@@ -333,7 +333,7 @@ func (a *Mean) Summary() Summary {
 	s := first.Summary()
 	s.Members = s.Members[:0]
 	for _, m := range a.members {
-		s.Members = append(s.Members, Member{Kernel: m.opts.Kernel, Relevance: m.opts.Relevance, Choice: m.Chosen(), MaxComponents: m.valid})
+		s.Members = append(s.Members, Member{Kernel: m.opts.Kernel, Relevance: slices.Clone(m.opts.Relevance), Choice: m.Chosen(), MaxComponents: m.valid})
 	}
 	s.Stats = a.stats
 	s.Noise, s.NoiseFromRMSECV = a.noiseLevel()

@@ -3,11 +3,14 @@ package kpls
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -145,7 +148,7 @@ func TestGOPAgainstFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := gop.RBF(m.x, m.n, m.d, alpha, w)
+			got := gop.RBF(m.x, m.n, m.d, alpha, w, m.n)
 			want := make([]float64, d)
 			for j := range d {
 				h := 1e-5 * float64(1+j) // the features' scale grows with j
@@ -247,5 +250,55 @@ func TestScreenLearnsRelevance(t *testing.T) {
 	t.Logf("held out: %.4f weighed, %.4f isotropic (noise sd 0.1)", weighed, plain)
 	if !(weighed < plain) {
 		t.Errorf("held out, the weighed search predicts worse (%.4f) than the isotropic one (%.4f)", weighed, plain)
+	}
+}
+
+// TestLoadChecksRelevance: a model file's feature weights are checked as
+// Options.Relevance is (one positive, finite weight per feature) and
+// belong to version 7: a file that claims otherwise is refused.
+func TestLoadChecksRelevance(t *testing.T) {
+	x, y := relevanceData(40, 2, 1)
+	m, err := Fit(context.Background(), Data{X: x, Y: vec(y)}, Options{Components: 3, Relevance: []float64{1, 0.25}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	if v := binary.LittleEndian.Uint32(good[len(binaryMagic):]); v != FormatVersion {
+		t.Fatalf("written as version %d, want %d", v, FormatVersion)
+	}
+	// tampered rewrites the file's header text and version, and sums it again.
+	tampered := func(old, new string, version uint32) []byte {
+		b := bytes.Clone(good)
+		i := bytes.Index(b, []byte(old))
+		if i < 0 || len(old) != len(new) {
+			t.Fatalf("%q is not in the header, or %q is not as long", old, new)
+		}
+		copy(b[i:], new)
+		binary.LittleEndian.PutUint32(b[len(binaryMagic):], version)
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+		return b
+	}
+	if _, err := Load(bytes.NewReader(tampered(`"relevance":[1,0.25]`, `"relevance":[1,0.25]`, FormatVersion))); err != nil {
+		t.Fatalf("the file as written, summed again: %v", err)
+	}
+	for _, c := range []struct {
+		name     string
+		old, new string
+		version  uint32
+		want     string
+	}{
+		{"version 6", `"version":7`, `"version":6`, 6, "feature weights (relevance) in a file of version 6"},
+		{"a negative weight", `[1,0.25]`, `[-1,0.2]`, FormatVersion, "Options.Relevance"},
+		{"a zero weight", `[1,0.25]`, `[0,0.25]`, FormatVersion, "Options.Relevance"},
+		{"one weight for two features", `[1,0.25]`, `[1.0025]`, FormatVersion, "Options.Relevance"},
+	} {
+		_, err := Load(bytes.NewReader(tampered(c.old, c.new, c.version)))
+		if !errors.Is(err, ErrModelFile) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrModelFile naming %q", c.name, err, c.want)
+		}
 	}
 }

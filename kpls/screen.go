@@ -51,7 +51,10 @@ const (
 	screenMargin = 0.15
 	// relevanceFloor is the least weight a learned relevance gives a
 	// feature: one the sample's model does not move along keeps a trace.
+	// gopRows bounds the sample's rows the gradient is taken at (its cost
+	// is rows × sample × d).
 	relevanceFloor = 0.01
+	gopRows        = 2048
 )
 
 // screenRows is the sample the search s0 (checked against all n rows)
@@ -148,9 +151,9 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 		return out, nil
 	}
 	margin := max(screenMargin, 1.5*s.avgWithin)
-	rel, scaled, err := s.weighed(first, so.learnsRelevance(s0), margin)
-	if err != nil {
-		return nil, err
+	rel, scaled, werr := s.weighed(first, so.learnsRelevance(s0, rows))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	keep := map[int]bool{}
 	for _, c := range s.choosers {
@@ -162,10 +165,10 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 			keep[p] = true
 		}
 	}
-	if len(keep) == len(s.points) && scaled == nil {
+	if len(keep) == len(s.points) && scaled == nil && werr == nil {
 		return nil, nil
 	}
-	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes, Relevance: rel}}
+	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes, Relevance: slices.Clone(rel)}}
 	if scaled != nil {
 		out.record.Passes += scaled.passes
 		for _, p := range scaled.kept(scaled.choosers[0], margin) {
@@ -187,17 +190,30 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 	}
 	out.second.Kernels, out.second.Widths = kernels, nil
 	prefix := fmt.Sprintf("on the screen's sample of %d rows", rows)
-	for _, sel := range s.sels {
-		var ws []Warning
-		for _, w := range sel.Warnings {
-			if w.Code == WarnWidthAtEdge || w.Code == WarnBudget {
-				ws = append(ws, w.prefixed(prefix))
-			}
+	for t, sel := range s.sels {
+		ws := sampleWarnings(sel, prefix)
+		if scaled != nil {
+			ws = append(ws, sampleWarnings(scaled.sels[t], prefix+", the features weighed")...)
+		}
+		if werr != nil {
+			ws = append(ws, warnf(WarnScreen, "%s: the features' weights could not be learned or searched (%v): the second round searched them unweighed", prefix, werr))
 		}
 		out.warns = append(out.warns, ws)
 		out.skipped = append(out.skipped, sel.Skipped)
 	}
 	return out, nil
+}
+
+// sampleWarnings are the warnings of a search on the screen's sample that
+// hold for the selection: a width at the grid's edge, a budget spent.
+func sampleWarnings(sel *Selection, prefix string) []Warning {
+	var ws []Warning
+	for _, w := range sel.Warnings {
+		if w.Code == WarnWidthAtEdge || w.Code == WarnBudget {
+			ws = append(ws, w.prefixed(prefix))
+		}
+	}
+	return ws
 }
 
 // finish gives the selections the first round's record, warnings and
@@ -254,11 +270,14 @@ func (s *selector) scored(p int) bool {
 	return false
 }
 
-// learnsRelevance reports whether a screen of the search s0 learns
-// feature weights: one target, standardised features, more than one of
-// them, and an RBF kernel in the grid (whose gradient gives them).
-func (so *selectConfig) learnsRelevance(s0 *selector) bool {
-	if so.Isotropic || so.RawFeatures || len(s0.ys) != 1 || s0.d < 2 {
+// learnsRelevance reports whether a screen of the search s0 on a sample
+// of rows learns feature weights: one target, standardised features,
+// more than one of them, an RBF kernel in the grid (whose gradient gives
+// them), and a sample of at most a third of the rows, so that most of the
+// rows that judge the weights (the second round's cross-validation) did
+// not teach them.
+func (so *selectConfig) learnsRelevance(s0 *selector, rows int) bool {
+	if so.Isotropic || so.RawFeatures || len(s0.ys) != 1 || s0.d < 2 || 3*rows > s0.n {
 		return false
 	}
 	for _, g := range s0.points {
@@ -278,7 +297,7 @@ func (so *selectConfig) learnsRelevance(s0 *selector) bool {
 // optimistic, the weights being learned on the same rows; the second
 // round's cross-validation on all rows, seven eighths of them new to the
 // weights, is the guard.
-func (s *selector) weighed(first selectConfig, learn bool, margin float64) ([]float64, *selector, error) {
+func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector, error) {
 	if !learn {
 		return nil, nil, nil
 	}
@@ -292,9 +311,9 @@ func (s *selector) weighed(first selectConfig, learn bool, margin float64) ([]fl
 		err = w.search(scanned)
 	}
 	switch {
-	case s.ctx.Err() != nil:
-		return nil, nil, s.ctx.Err()
-	case err != nil || !(w.choosers[0].bestScore < s.choosers[0].bestScore):
+	case err != nil:
+		return rel, nil, err
+	case !(w.choosers[0].bestScore < s.choosers[0].bestScore):
 		return rel, nil, nil
 	}
 	return rel, w, nil
@@ -337,5 +356,5 @@ func (s *selector) relevance() ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gop.Weights(gop.RBF(m.x, m.n, m.d, alpha, g.width()), relevanceFloor), nil
+	return gop.Weights(gop.RBF(m.x, m.n, m.d, alpha, g.width(), gopRows), relevanceFloor), nil
 }

@@ -778,7 +778,7 @@ func (s *selector) takeIn(c *chooser, p int, scanned map[string]bool) {
 	case s.passes >= s.budget:
 		c.why = s.budgetSpent()
 	default:
-		c.grid = append(c.grid, s.point(WithWidth(best.kernel, w)))
+		c.grid = append(c.grid, s.point(WithWidth(best.kernel, w), best.relevance))
 	}
 }
 
@@ -859,10 +859,11 @@ func (s *selector) gridOf(c *chooser) []gridPoint {
 	return g
 }
 
-// point returns the id of the grid point of kernel k, added if new: a
-// width one target's search extends to may be one another's has already.
-func (s *selector) point(k Kernel) int {
-	like := gridPoint{kernel: k, relevance: s.opts.Relevance}
+// point returns the id of the grid point of kernel k with the features
+// weighed by relevance, added if new: a width one target's search extends
+// to may be one another's has already.
+func (s *selector) point(k Kernel, relevance []float64) int {
+	like := gridPoint{kernel: k, relevance: relevance}
 	for _, g := range s.points {
 		if g.label() == like.label() {
 			return g.id

@@ -172,10 +172,10 @@ func TestVersionModelFiles(t *testing.T) {
 		ModelFiles modelFiles `json:"model_files"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ModelFiles.Format != "kpls-model" || v.ModelFiles.Writes != 4 || v.ModelFiles.WritesMeans != 5 ||
-		v.ModelFiles.WritesSelected != 6 || len(v.ModelFiles.Reads) != 6 || v.ModelFiles.Reads[0] != 1 {
+		v.ModelFiles.WritesSelected != 6 || v.ModelFiles.WritesWeighed != 7 || len(v.ModelFiles.Reads) != 7 || v.ModelFiles.Reads[0] != 1 {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
-	if code, out, _ := kplsRun(t, "version"); code != 0 || !strings.Contains(out, "writes version 4 (binary; 5 for a mean of models, 6 from select's cross-validation), reads versions 1–6") {
+	if code, out, _ := kplsRun(t, "version"); code != 0 || !strings.Contains(out, "writes version 4 (binary; 5 for a mean of models, 6 from select's cross-validation, 7 with feature weights), reads versions 1–7") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -91,7 +92,7 @@ func TestSelectRelevance(t *testing.T) {
 		t.Fatalf("scaled %v, best %+v: the weighed grid should win here", sc.Scaled, doc.Best)
 	}
 	_, text, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--progress=off")
-	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !strings.Contains(text, " scaled width ") {
+	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
 		t.Errorf("the summary does not show the weights:\n%s", text)
 	}
 	_, info, _ := kplsRun(t, "inspect", model)

@@ -723,16 +723,18 @@ func kernelList(ks []kpls.Kernel) string {
 	return strings.Join(names, ", ")
 }
 
+// gridLabel names a row's grid point as the library labels it (its
+// warnings begin with the label).
 func gridLabel(r kpls.SelectionRow) string {
-	name := scaledName(r.Kernel.Name(), r.Scaled)
+	name := r.Kernel.Name()
 	if w, ok := kpls.WidthOf(r.Kernel); ok {
-		return name + " width " + cli.Cell(w)
+		name += " width " + cli.Cell(w)
 	}
-	return name
+	return scaledName(name, r.Scaled)
 }
 
-// scaledName marks a kernel's name where its features are weighed by the
-// relevances the screen learned.
+// scaledName marks a kernel's name or label where its features are
+// weighed by the relevances the screen learned.
 func scaledName(name string, scaled bool) string {
 	if scaled {
 		return name + " scaled"
@@ -775,9 +777,9 @@ func selectionTable(w io.Writer, sel *kpls.Selection) {
 		}
 		v := cli.Round
 		if cv {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, v(r.RMSECV), v(r.Q2), v(r.RSS), v(r.DoF), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", scaledName(r.Kernel.Name(), r.Scaled), width, r.M, v(r.RMSECV), v(r.Q2), v(r.RSS), v(r.DoF), mark)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Kernel.Name(), width, r.M, v(r.RSS), v(r.DoF), v(r.Sigma), v(r.GCV), v(r.AIC), v(r.BIC), v(r.GMDL), mark)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", scaledName(r.Kernel.Name(), r.Scaled), width, r.M, v(r.RSS), v(r.DoF), v(r.Sigma), v(r.GCV), v(r.AIC), v(r.BIC), v(r.GMDL), mark)
 		}
 	}
 	tw.Flush()

@@ -92,16 +92,20 @@ type modelFiles struct {
 	WritesMeans int `json:"writes_means"`
 	// WritesSelected is the version of a file from select's
 	// cross-validation, which records the RMSECV of each choice.
-	WritesSelected int   `json:"writes_selected"`
-	Reads          []int `json:"reads"`
+	WritesSelected int `json:"writes_selected"`
+	// WritesWeighed is the version of a file whose models weigh their
+	// features (the relevances select learns on its screen's sample).
+	WritesWeighed int   `json:"writes_weighed"`
+	Reads         []int `json:"reads"`
 }
 
 // modelFilesInfo: the library writes kpls.FormatVersionPlain,
 // kpls.FormatVersionMeans for a mean of models (or weights), and
-// kpls.FormatVersion for cross-validated choices, and reads every version
-// up to that (1–3 as JSON, 4 on as binary).
+// kpls.FormatVersionRMSECV for cross-validated choices, kpls.FormatVersion
+// for models that weigh their features, and reads every version up to
+// that (1–3 as JSON, 4 on as binary).
 func modelFilesInfo() modelFiles {
-	mf := modelFiles{Format: kpls.FormatName, Writes: kpls.FormatVersionPlain, WritesMeans: kpls.FormatVersionMeans, WritesSelected: kpls.FormatVersion}
+	mf := modelFiles{Format: kpls.FormatName, Writes: kpls.FormatVersionPlain, WritesMeans: kpls.FormatVersionMeans, WritesSelected: kpls.FormatVersionRMSECV, WritesWeighed: kpls.FormatVersion}
 	for v := 1; v <= kpls.FormatVersion; v++ {
 		mf.Reads = append(mf.Reads, v)
 	}
@@ -123,7 +127,7 @@ func renderVersion(w io.Writer, v versionJSON) {
 	}
 	fmt.Fprintf(w, "blas     %s (default); available: %s\n", v.Backend, strings.Join(v.Backends, ", "))
 	r := v.ModelFiles.Reads
-	fmt.Fprintf(w, "models   %s files: writes version %d (binary; %d for a mean of models, %d from select's cross-validation), reads versions %d–%d (1–3 are JSON)\n", v.ModelFiles.Format, v.ModelFiles.Writes, v.ModelFiles.WritesMeans, v.ModelFiles.WritesSelected, r[0], r[len(r)-1])
+	fmt.Fprintf(w, "models   %s files: writes version %d (binary; %d for a mean of models, %d from select's cross-validation, %d with feature weights), reads versions %d–%d (1–3 are JSON)\n", v.ModelFiles.Format, v.ModelFiles.Writes, v.ModelFiles.WritesMeans, v.ModelFiles.WritesSelected, v.ModelFiles.WritesWeighed, r[0], r[len(r)-1])
 	fmt.Fprintf(w, "memory   kernel matrix limit %s (a quarter of physical memory; --memory-limit): dense up to n = %d, float32 up to n = %d (fits without DoF or with Lanczos DoF), hybrid beyond; the linear kernel as its centred inputs (features) at any n\n",
 		fitflags.FormatBytes(v.MemoryLimit), v.DenseUpTo, v.Float32UpTo)
 	fmt.Fprintf(w, "simd     %s; available: %s", v.SIMD, strings.Join(v.SIMDPaths, ", "))

@@ -5,13 +5,13 @@ import "math"
 // RBF returns the diagonal of the gradient outer product of the kernel
 // model f(x) = c + Σ_i α_i k_c(x, x_i) with the Gaussian kernel
 // k(x, z) = exp(−‖x − z‖²/(2w)), centred over the training rows x (n×d,
-// row-major), taken at those rows.
+// row-major), taken at at most `at` of those rows, evenly spaced (all of
+// them if at ≥ n): each costs n·d multiply–adds and n exponentials.
 //
-// Centring adds to k(x, x_i) terms that do not depend on i, and one,
-// −(1/n)Σ_l k(x, x_l), that does not depend on i either, so ∂f/∂x =
-// Σ_i β_i ∂k(x, x_i)/∂x with β_i = α_i − mean(α), where
-// ∂k(x, z)/∂x_j = −(x_j − z_j)/w · k(x, z).
-func RBF(x []float64, n, d int, alpha []float64, w float64) []float64 {
+// Centring subtracts from k(x, x_i) terms that do not depend on i
+// (−(1/n)Σ_l k(x, x_l) among them), so ∂f/∂x = Σ_i β_i ∂k(x, x_i)/∂x with
+// β_i = α_i − mean(α), where ∂k(x, z)/∂x_j = −(x_j − z_j)/w · k(x, z).
+func RBF(x []float64, n, d int, alpha []float64, w float64, at int) []float64 {
 	var sum float64
 	for _, a := range alpha {
 		sum += a
@@ -20,9 +20,11 @@ func RBF(x []float64, n, d int, alpha []float64, w float64) []float64 {
 	for i, a := range alpha {
 		beta[i] = a - sum/float64(n)
 	}
+	rows := min(max(at, 1), n)
 	g := make([]float64, d)
 	v := make([]float64, d)
-	for r := range n {
+	for k := range rows {
+		r := k * n / rows
 		xr := x[r*d : r*d+d]
 		var bk float64
 		clear(v)
@@ -45,23 +47,26 @@ func RBF(x []float64, n, d int, alpha []float64, w float64) []float64 {
 		}
 	}
 	for j := range g {
-		g[j] = math.Sqrt(g[j] / float64(n))
+		g[j] = math.Sqrt(g[j] / float64(rows))
 	}
 	return g
 }
 
-// Weights returns g scaled so that its largest entry is 1, each entry at
-// least floor (a feature the model does not move along keeps a trace of
-// weight rather than none); all ones if no entry is positive.
+// Weights returns g scaled so that its largest finite entry is 1, each
+// entry at least floor (a feature the model does not move along keeps a
+// trace of weight rather than none); a NaN or infinite entry gets 1, and
+// all get 1 if no entry is positive and finite.
 func Weights(g []float64, floor float64) []float64 {
 	var big float64
 	for _, v := range g {
-		big = max(big, v)
+		if !math.IsInf(v, 0) && v > big { // NaN > big is false
+			big = v
+		}
 	}
 	out := make([]float64, len(g))
 	for j, v := range g {
 		out[j] = 1
-		if big > 0 && !math.IsNaN(v) {
+		if big > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			out[j] = max(v/big, floor)
 		}
 	}

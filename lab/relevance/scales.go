@@ -58,7 +58,7 @@ func (s standardiser) apply(x *mat.Dense, scales []float64) *mat.Dense {
 // model of width w with coefficients alpha on the rows of z (gop.RBF).
 func gopOfRows(z *mat.Dense, alpha []float64, w float64) []float64 {
 	n, d := z.Dims()
-	return gop.RBF(mat.DenseCopyOf(z).RawMatrix().Data, n, d, alpha, w)
+	return gop.RBF(mat.DenseCopyOf(z).RawMatrix().Data, n, d, alpha, w, n)
 }
 
 // normalised returns s_j = (v_j / max_k v_k)^power; all ones if no v_j is
