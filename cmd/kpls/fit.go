@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -91,6 +93,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	fs.StringVar(&cfg.modelOut, "model", "", "save the fitted model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
 	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
+	relevance := fs.String("relevance", "", "comma-separated `weights` of the standardised features, one per feature, each > 0 (what kpls select learns on its screen's sample; kpls inspect prints a model's); empty weighs every feature 1")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err
@@ -104,6 +107,9 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 		return nil, cli.Usagef("--criterion: %q, want gcv, bic, aic or gmdl (cross-validation is kpls select --criterion cv)", *crit)
 	}
 	opts.Criterion = criterion
+	if opts.Relevance, err = parseWeights(*relevance); err != nil {
+		return nil, err
+	}
 	if opts.Kernel, err = fitKernel(fs, opts.Kernel, *width, *gamma); err != nil {
 		return nil, err
 	}
@@ -237,4 +243,21 @@ func (cfg *fitConfig) renderText(w io.Writer, r *fitResult, i int) {
 		fmt.Fprintf(w, "model      saved to %s (predicts with m = %d unless told otherwise)\n", cfg.modelOut, sel.M)
 	}
 	printWarnings(w, messages(m.Warnings()))
+}
+
+// parseWeights reads --relevance: comma-separated numbers, nil if empty
+// (the library checks their count and values).
+func parseWeights(s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var w []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, cli.Usagef("--relevance: %q is not a number", f)
+		}
+		w = append(w, v)
+	}
+	return w, nil
 }

@@ -107,3 +107,22 @@ func TestSelectRelevance(t *testing.T) {
 		t.Errorf("--relevance some: exit %d, %q", code, errs)
 	}
 }
+
+// TestFitRelevance: kpls fit --relevance weighs the features as given,
+// the saved model keeps the weights (inspect prints them), and a wrong
+// count or value is a usage error naming the flag.
+func TestFitRelevance(t *testing.T) {
+	data := writeFile(t, "d.csv", noiseCSV(200))
+	model := filepath.Join(t.TempDir(), "m.kpls")
+	if code, _, errs := kplsRun(t, "fit", "--data", data, "--relevance", "1, 0.5,0.25,0.125", "--model", model); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, info, _ := kplsRun(t, "inspect", model); !strings.Contains(info, "relevance  signal 1.00, n1 0.50, n2 0.25, n3 0.12") {
+		t.Errorf("inspect:\n%s", info)
+	}
+	for _, bad := range []string{"1,0.5", "1,0,1,1", "1,x,1,1"} {
+		if code, _, errs := kplsRun(t, "fit", "--data", data, "--relevance", bad); code != 2 || !strings.Contains(errs, "--relevance") {
+			t.Errorf("--relevance %s: exit %d, %q", bad, code, errs)
+		}
+	}
+}

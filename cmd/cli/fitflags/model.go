@@ -227,6 +227,7 @@ var optionFlags = []struct{ field, flag string }{
 	{"SelectOptions.Components", "--components"},
 	{"Options.Components", "--components"},
 	{"Options.Lanczos", "--lanczos"},
+	{"Options.Relevance", "--relevance"},
 	{"Resources.MemoryLimit", "--memory-limit"},
 }
 
