@@ -295,8 +295,8 @@ func (so *selectConfig) learnsRelevance(s0 *selector, rows int) bool {
 // weights, and the weighed search where it scored better than s (nil:
 // the second round stays unweighed). The weighed search's score is
 // optimistic, the weights being learned on the same rows; the second
-// round's cross-validation on all rows, seven eighths of them new to the
-// weights, is the guard.
+// round's cross-validation on all rows, at least two thirds of them new
+// to the weights (learnsRelevance), is the guard.
 func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector, error) {
 	if !learn {
 		return nil, nil, nil
