@@ -60,6 +60,11 @@
 // --out, so it resumes; run again after ardgp.py has finished, it adds
 // the ard variant to the splits that were run before the GP reached them.
 //
+// lab/peer/panelpeers.py fits tuned HistGradientBoosting, kernel ridge
+// and the ARD GP with restarts on the same splits as peers of the iso
+// variant (issue #46, item 3); lab/panel/results/peers46.md is its table
+// and the commands that made it.
+//
 // sample is the large-data form (issue #46, phase 2): the GOP scales
 // learned on a seeded sample of the training rows (n/8, at least 2,048:
 // what a screened select's first round sees; the best RBF point of the
