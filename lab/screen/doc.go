@@ -18,5 +18,5 @@
 //	go run ./lab/cmd/kpls-lab screen --data ../shared/data/kin8nm.csv --splits 5 --vs isotropic
 //
 // The results of issue #46 are in docs/scale.md, "Screening the grid on
-// a sample" and "Per-feature weights learned on the screen's sample".
+// a sample" and "Feature weights learned on the screen's sample, shipped".
 package screen
