@@ -302,3 +302,43 @@ func TestLoadChecksRelevance(t *testing.T) {
 		}
 	}
 }
+
+// TestWeighedBesideUnweighed: a search with the same kernel and width
+// unweighed and weighed keeps them apart: each one's choice scores as a
+// search of it alone does, the unweighed one on the data as given, the
+// weighed one on features the test standardised and weighed itself; and
+// the chosen model's statistics fill the rows of its own point only.
+func TestWeighedBesideUnweighed(t *testing.T) {
+	ctx := context.Background()
+	x, y := relevanceData(300, 4, 8)
+	w := []float64{1, 0.6, 0.1, 0.1}
+	k := RBF{Width: 1}
+	sc := (&SelectOptions{Kernels: []Kernel{k}, ScreenRows: -1}).config(&Data{}, nil)
+	sc.scaled, sc.scaledBy = []Kernel{k}, w
+	sels, err := selectTargets(ctx, x, [][]float64{y}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := sels[0]
+	if len(sel.Choices) != 2 || sel.Choices[0].Scaled || !sel.Choices[1].Scaled {
+		t.Fatalf("choices %+v: want the unweighed point, then the weighed one", sel.Choices)
+	}
+	alone := func(d Data, raw bool) SelectionRow {
+		s, err := Select(ctx, d, SelectOptions{Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Best
+	}
+	for i, want := range []SelectionRow{alone(Data{X: x, Y: vec(y)}, false), alone(Data{X: standardisedTimes(x, x, w), Y: vec(y)}, true)} {
+		got := sel.Choices[i]
+		if got.M != want.M || math.Abs(got.RMSECV-want.RMSECV) > 1e-9*want.RMSECV {
+			t.Errorf("choice %d (scaled %v): m = %d, RMSECV %.12g; searched alone: m = %d, RMSECV %.12g", i, got.Scaled, got.M, got.RMSECV, want.M, want.RMSECV)
+		}
+	}
+	for _, r := range sel.Table {
+		if filled := !math.IsNaN(r.RSS); filled != (r.Scaled == sel.Best.Scaled) && r.M <= sel.Best.M {
+			t.Fatalf("row %s m = %d: statistics filled %v, the best is %s", r.label(), r.M, filled, sel.Best.label())
+		}
+	}
+}
