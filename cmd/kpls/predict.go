@@ -504,7 +504,7 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 		if len(s.Members) > 1 {
 			fmt.Fprintf(w, "model      %s: n = %d, d = %d, the mean of %d models: %s\n", cfg.modelPath, s.N, s.D, len(doc.Mean), describeMembers(doc.Mean))
 		} else {
-			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, s.N, s.D, describeKernel(s.Members[0].Kernel), s.Members[0].M, s.Members[0].MaxComponents)
+			fmt.Fprintf(w, "model      %s: n = %d, d = %d, %s, m = %d of %d\n", cfg.modelPath, s.N, s.D, scaledName(describeKernel(s.Members[0].Kernel), s.Members[0].Relevance != nil), s.Members[0].M, s.Members[0].MaxComponents)
 		}
 		var noise string
 		if n := doc.Noise; n != nil {
@@ -583,7 +583,7 @@ func describeMembers(ms []memberJSON) string {
 		if mj.Width != nil {
 			parts[i] += " width " + cli.Cell(*mj.Width)
 		}
-		parts[i] += fmt.Sprintf(" (m = %d)", mj.M)
+		parts[i] = scaledName(parts[i], mj.Scaled) + fmt.Sprintf(" (m = %d)", mj.M)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -65,8 +65,8 @@ func noiseCSV(n int) string {
 }
 
 // TestSelectRelevance: a screened select learns a weight per feature,
-// names them in its JSON and summary, the saved model keeps them and
-// inspect prints them; --relevance off leaves them out; a bad value is
+// names them in its JSON and summary, the saved model keeps them, predict
+// says so and inspect prints them; --relevance off leaves them out; a bad value is
 // a usage error naming the flag.
 func TestSelectRelevance(t *testing.T) {
 	data := writeFile(t, "d.csv", noiseCSV(900))
@@ -94,6 +94,9 @@ func TestSelectRelevance(t *testing.T) {
 	_, text, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--progress=off")
 	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
 		t.Errorf("the summary does not show the weights:\n%s", text)
+	}
+	if _, pred, _ := kplsRun(t, "predict", "--model", model, "--data", data); !regexp.MustCompile(`model .* scaled (\(m = |, m = )`).MatchString(pred) {
+		t.Errorf("predict does not say the model weighs its features:\n%s", pred)
 	}
 	_, info, _ := kplsRun(t, "inspect", model)
 	if !strings.Contains(info, "relevance  signal 1.00, n1 ") {
