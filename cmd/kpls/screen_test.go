@@ -95,7 +95,7 @@ func TestSelectRelevance(t *testing.T) {
 	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
 		t.Errorf("the summary does not show the weights:\n%s", text)
 	}
-	if _, pred, _ := kplsRun(t, "predict", "--model", model, "--data", data); !regexp.MustCompile(`model .* scaled (\(m = |, m = )`).MatchString(pred) {
+	if _, pred, _ := kplsRun(t, "predict", "--model", model, "--data", data); !regexp.MustCompile(`model .* scaled( \(m = |, m = )`).MatchString(pred) {
 		t.Errorf("predict does not say the model weighs its features:\n%s", pred)
 	}
 	_, info, _ := kplsRun(t, "inspect", model)
