@@ -109,8 +109,10 @@ type SelectOptions struct {
 	// selection.
 	ScreenRows int
 	// Isotropic keeps every standardised feature at weight 1. Otherwise
-	// a screen of one target also learns a weight per feature on its
-	// sample (Screen.Relevance), scores the grid there again with the
+	// a screen of one target on standardised features, with RBF among
+	// the kernels and a sample of at most a third of the rows, also
+	// learns a weight per feature on its sample (Screen.Relevance; the
+	// gradient of the sample's best RBF fit), scores the grid there again with the
 	// features weighed, and, if that scores better, searches the
 	// weighed points it keeps on all rows beside the best unweighed
 	// one, where cross-validation decides between them.

@@ -300,23 +300,30 @@ func TestBadRequests(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	m := loadTestModel(t)
-	srv := httptest.NewServer(mustServer(t, m))
+	// "components" is M, the number of components fitted, and "m" the
+	// number a prediction uses by default: the vocabulary of kpls predict.
+	var h map[string]any
+	status := getHealthz(t, m, &h)
+	want := map[string]any{"status": "ok", "n": 300.0, "d": 3.0, "components": float64(maxComponents(m)), "m": float64(m.Chosen().M)}
+	if status != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
+		t.Errorf("status %d, %v; want %v", status, h, want)
+	}
+}
+
+// getHealthz serves p, decodes its /healthz into h and returns the status.
+func getHealthz(t *testing.T, p kpls.Predictor, h any) int {
+	t.Helper()
+	srv := httptest.NewServer(mustServer(t, p))
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	// "components" is M, the number of components fitted, and "m" the
-	// number a prediction uses by default: the vocabulary of kpls predict.
-	var h map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(h); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"status": "ok", "n": 300.0, "d": 3.0, "components": float64(maxComponents(m)), "m": float64(m.Chosen().M)}
-	if resp.StatusCode != 200 || fmt.Sprint(h) != fmt.Sprint(want) {
-		t.Errorf("status %d, %v; want %v", resp.StatusCode, h, want)
-	}
+	return resp.StatusCode
 }
 
 // TestTimeout gives band requests no time: they must end with 503, not
@@ -349,18 +356,8 @@ func TestHealthzRelevance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mustServer(t, m))
-	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var h struct{ Relevance []float64 }
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(h.Relevance) != fmt.Sprint(w) {
+	if status := getHealthz(t, m, &h); status != 200 || fmt.Sprint(h.Relevance) != fmt.Sprint(w) {
 		t.Errorf("relevance %v, want %v", h.Relevance, w)
 	}
 }

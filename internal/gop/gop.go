@@ -1,12 +1,19 @@
 package gop
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/gram"
+)
 
 // RBF returns the diagonal of the gradient outer product of the kernel
 // model f(x) = c + Σ_i α_i k_c(x, x_i) with the Gaussian kernel
 // k(x, z) = exp(−‖x − z‖²/(2w)), centred over the training rows x (n×d,
 // row-major), taken at at most `at` of those rows, evenly spaced (all of
-// them if at ≥ n): each costs n·d multiply–adds and n exponentials.
+// them if at ≥ n): each costs a kernel row (internal/gram, as the fits
+// compute it) and a product of its n entries with x.
 //
 // Centring subtracts from k(x, x_i) terms that do not depend on i
 // (−(1/n)Σ_l k(x, x_l) among them), so ∂f/∂x = Σ_i β_i ∂k(x, x_i)/∂x with
@@ -16,33 +23,24 @@ func RBF(x []float64, n, d int, alpha []float64, w float64, at int) []float64 {
 	for _, a := range alpha {
 		sum += a
 	}
-	beta := make([]float64, n)
-	for i, a := range alpha {
-		beta[i] = a - sum/float64(n)
-	}
 	rows := min(max(at, 1), n)
+	kr := gram.NewRBFRows(x, n, d, w)
+	xs := mat.NewDense(n, d, x)
+	c := mat.NewVecDense(n, nil) // β_i k(x_r, x_i)
+	var v mat.VecDense           // Σ_i β_i k(x_r, x_i) x_i
 	g := make([]float64, d)
-	v := make([]float64, d)
 	for k := range rows {
 		r := k * n / rows
-		xr := x[r*d : r*d+d]
+		kr.Rows(c.RawVector().Data, r, r+1)
 		var bk float64
-		clear(v)
-		for i := range n {
-			z := x[i*d : i*d+d]
-			var dist float64
-			for j, xj := range xr {
-				t := xj - z[j]
-				dist += t * t
-			}
-			c := beta[i] * math.Exp(-dist/(2*w))
-			bk += c
-			for j, zj := range z {
-				v[j] += c * zj
-			}
+		for i, a := range alpha {
+			ci := (a - sum/float64(n)) * c.AtVec(i)
+			c.SetVec(i, ci)
+			bk += ci
 		}
-		for j, xj := range xr {
-			dj := (xj*bk - v[j]) / w // −∂f/∂x_j
+		v.MulVec(xs.T(), c)
+		for j, xj := range x[r*d : r*d+d] {
+			dj := (xj*bk - v.AtVec(j)) / w // −∂f/∂x_j
 			g[j] += dj * dj
 		}
 	}
