@@ -220,6 +220,7 @@ func TestScreenLearnsRelevance(t *testing.T) {
 	if got := sel.Model.Options().Relevance; !reflect.DeepEqual(got, sc.Relevance) {
 		t.Errorf("the chosen model weighs by %v, the screen learned %v", got, sc.Relevance)
 	}
+	checkedOnOtherRows(t, x, y, sel)
 	var buf bytes.Buffer
 	if err := Save(&buf, sel.Predictor); err != nil {
 		t.Fatal(err)
@@ -250,6 +251,54 @@ func TestScreenLearnsRelevance(t *testing.T) {
 	t.Logf("held out: %.4f weighed, %.4f isotropic (noise sd 0.1)", weighed, plain)
 	if !(weighed < plain) {
 		t.Errorf("held out, the weighed search predicts worse (%.4f) than the isotropic one (%.4f)", weighed, plain)
+	}
+}
+
+// checkedOnOtherRows: the screen of sel (Select of x, y with
+// ScreenRows 600 and seed 0) checked its weights on the next 600 rows of
+// its seeded permutation, disjoint from its sample: the check's two
+// choices are those of searches of each point alone on those rows, the
+// weighed one on features the test weighed itself; and as the weighed
+// point scored better there, all rows searched weighed points only.
+func checkedOnOtherRows(t *testing.T, x *mat.Dense, y []float64, sel *Selection) {
+	t.Helper()
+	sc := sel.Screen
+	c := sc.Check
+	if c == nil || c.Rows != 600 {
+		t.Fatalf("check %+v: want one on 600 rows", c)
+	}
+	n, d := x.Dims()
+	idx := rand.New(rand.NewPCG(0, 0x5c7ee2)).Perm(n)[600:1200]
+	slices.Sort(idx)
+	x2, y2 := mat.NewDense(len(idx), d, nil), make([]float64, len(idx))
+	for i, r := range idx {
+		x2.SetRow(i, x.RawRowView(r))
+		y2[i] = y[r]
+	}
+	alone := func(d Data, k Kernel, raw bool) SelectionRow {
+		s, err := Select(context.Background(), d, SelectOptions{Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Best
+	}
+	for _, pair := range []struct{ got, want SelectionRow }{
+		{c.Unweighed, alone(Data{X: x2, Y: vec(y2)}, c.Unweighed.Kernel, false)},
+		{c.Weighed, alone(Data{X: standardisedTimes(x2, x2, sc.Relevance), Y: vec(y2)}, c.Weighed.Kernel, true)},
+	} {
+		if pair.got.M != pair.want.M || math.Abs(pair.got.RMSECV-pair.want.RMSECV) > 1e-9*pair.want.RMSECV {
+			t.Errorf("check of %s: m = %d, RMSECV %.12g; searched alone on those rows: m = %d, RMSECV %.12g",
+				pair.got.label(), pair.got.M, pair.got.RMSECV, pair.want.M, pair.want.RMSECV)
+		}
+	}
+	t.Logf("check on 600 other rows: %s %.4f weighed, %s %.4f unweighed", c.Weighed.label(), c.Weighed.RMSECV, c.Unweighed.label(), c.Unweighed.RMSECV)
+	if !(c.Weighed.RMSECV < c.Unweighed.RMSECV) || len(sc.Kept) != 0 {
+		t.Fatalf("the check found the weighed point better (%v) but all rows searched unweighed points %v", c.Weighed.RMSECV < c.Unweighed.RMSECV, sc.Kept)
+	}
+	for _, ch := range sel.Choices {
+		if !ch.Scaled {
+			t.Errorf("all rows searched %s unweighed", ch.label())
+		}
 	}
 }
 

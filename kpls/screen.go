@@ -30,6 +30,22 @@ type Screen struct {
 	// on the sample. Passes counts both of the sample's searches.
 	Relevance []float64
 	Scaled    []Kernel
+	// Check is the weights' test on a second sample of as many rows,
+	// disjoint from the first, where the weighed grid scored better on
+	// the first; nil where it did not. Scaled is empty unless the check
+	// found the weighed point better too.
+	Check *RelevanceCheck
+}
+
+// RelevanceCheck is the test of a screen's feature weights on rows that
+// did not teach them: the sample's best grid point and its best weighed
+// one (Options.Relevance), searched by cross-validation on a second
+// sample of Rows rows. The second round searches on all rows the
+// weighed points the first sample kept where Weighed has the smaller
+// RMSECV, and the unweighed ones otherwise, never both.
+type RelevanceCheck struct {
+	Rows               int
+	Unweighed, Weighed SelectionRow
 }
 
 const (
@@ -117,20 +133,8 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 	if rows == 0 || err != nil {
 		return nil, err
 	}
-	n, d := s0.n, s0.d
-	sample := rand.New(rand.NewPCG(so.Seed, 0x5c7ee2)).Perm(n)[:rows]
-	slices.Sort(sample)
-	xs := mat.NewDense(rows, d, nil)
-	yss := make([][]float64, len(s0.ys))
-	for t := range yss {
-		yss[t] = make([]float64, rows)
-	}
-	for i, r := range sample {
-		xs.SetRow(i, s0.x.RawRowView(r))
-		for t, y := range s0.ys {
-			yss[t][i] = y[r]
-		}
-	}
+	perm := rand.New(rand.NewPCG(so.Seed, 0x5c7ee2)).Perm(s0.n)
+	xs, yss := s0.subset(perm[:rows])
 	first := so
 	first.Progress = nil
 	s, scanned, err := newSelector(ctx, xs, yss, first)
@@ -150,45 +154,56 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 		}
 		return out, nil
 	}
-	margin := max(screenMargin, 1.5*s.avgWithin)
+	// Rounded, so that 1.5 × 0.1 reads 0.15 in the output.
+	margin := math.Round(max(screenMargin, 1.5*s.avgWithin)*1e12) / 1e12
 	rel, scaled, werr := s.weighed(first, so.learnsRelevance(s0, rows))
+	var check *RelevanceCheck
+	if scaled != nil {
+		check, werr = s.check(s0, perm[rows:2*rows], first, rel, scaled)
+		switch {
+		case werr != nil:
+			scaled, check = nil, nil
+		case !(check.Weighed.RMSECV < check.Unweighed.RMSECV):
+			scaled = nil
+		}
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	// The second round takes each chooser's kept points best first, so
+	// that the race has its lead from the start.
+	var kernels []Kernel
 	keep := map[int]bool{}
 	for _, c := range s.choosers {
 		if scaled != nil {
-			keep[c.best] = true // the guard: all rows' CV decides
-			continue
+			break // the check chose the weighed points
 		}
 		for _, p := range s.kept(c, margin) {
-			keep[p] = true
+			if !keep[p] {
+				keep[p] = true
+				kernels = append(kernels, s.points[p].kernel)
+			}
 		}
 	}
-	if len(keep) == len(s.points) && scaled == nil && werr == nil {
+	if len(keep) == len(s.points) && rel == nil && werr == nil {
 		return nil, nil
 	}
-	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes, Relevance: slices.Clone(rel)}}
+	out := &screened{second: so, record: &Screen{Rows: rows, Passes: s.passes, Relevance: slices.Clone(rel), Check: check, Kept: kernels}}
 	if scaled != nil {
-		out.record.Passes += scaled.passes
 		for _, p := range scaled.kept(scaled.choosers[0], margin) {
 			out.record.Scaled = append(out.record.Scaled, scaled.points[p].kernel)
 		}
 		out.second.scaled, out.second.scaledBy = out.record.Scaled, rel
 	}
-	var kernels []Kernel
 	for p, g := range s.points {
-		if !s.scored(p) {
-			continue
-		}
-		if keep[p] {
-			kernels = append(kernels, g.kernel)
-			out.record.Kept = append(out.record.Kept, g.kernel)
-		} else {
+		if s.scored(p) && !keep[p] {
 			out.record.Dropped = append(out.record.Dropped, g.kernel)
 		}
 	}
-	out.second.Kernels, out.second.Widths = kernels, nil
+	out.second.Kernels, out.second.Widths = append([]Kernel{}, kernels...), nil
+	if !so.Exhaustive {
+		out.second.race = margin
+	}
 	prefix := fmt.Sprintf("on the screen's sample of %d rows", rows)
 	for t, sel := range s.sels {
 		ws := sampleWarnings(sel, prefix)
@@ -196,12 +211,30 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 			ws = append(ws, sampleWarnings(scaled.sels[t], prefix+", the features weighed")...)
 		}
 		if werr != nil {
-			ws = append(ws, warnf(WarnScreen, "%s: the features' weights could not be learned or searched (%v): the second round searched them unweighed", prefix, werr))
+			ws = append(ws, warnf(WarnScreen, "%s: the features' weights could not be learned, searched or checked (%v): the second round searched them unweighed", prefix, werr))
 		}
 		out.warns = append(out.warns, ws)
 		out.skipped = append(out.skipped, sel.Skipped)
 	}
 	return out, nil
+}
+
+// subset returns rows idx of s's features and targets, in the order of
+// the rows.
+func (s *selector) subset(idx []int) (*mat.Dense, [][]float64) {
+	idx = slices.Sorted(slices.Values(idx))
+	xs := mat.NewDense(len(idx), s.d, nil)
+	yss := make([][]float64, len(s.ys))
+	for t := range yss {
+		yss[t] = make([]float64, len(idx))
+	}
+	for i, r := range idx {
+		xs.SetRow(i, s.x.RawRowView(r))
+		for t, y := range s.ys {
+			yss[t][i] = y[r]
+		}
+	}
+	return xs, yss
 }
 
 // sampleWarnings are the warnings of a search on the screen's sample that
@@ -293,10 +326,9 @@ func (so *selectConfig) learnsRelevance(s0 *selector, rows int) bool {
 // there (docs/scale.md, "Per-feature scales"), then the search again on
 // the sample with the features weighed (settings first). It returns the
 // weights, and the weighed search where it scored better than s (nil:
-// the second round stays unweighed). The weighed search's score is
-// optimistic, the weights being learned on the same rows; the second
-// round's cross-validation on all rows, at least two thirds of them new
-// to the weights (learnsRelevance), is the guard.
+// the second round stays unweighed), its passes added to s's. The
+// weighed search's score is optimistic, the weights being learned on the
+// same rows; the check on a second sample (check) is the guard.
 func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector, error) {
 	if !learn {
 		return nil, nil, nil
@@ -309,6 +341,7 @@ func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector
 	w, scanned, err := newSelector(s.ctx, s.x, s.ys, first)
 	if err == nil {
 		err = w.search(scanned)
+		s.passes += w.passes
 	}
 	switch {
 	case err != nil:
@@ -317,6 +350,35 @@ func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector
 		return rel, nil, nil
 	}
 	return rel, w, nil
+}
+
+// check searches the best point of the search s on the screen's first
+// sample and the best of its weighed search w (the features weighed by
+// rel) on rows idx of s0, a second sample disjoint from the first, with
+// the first sample's settings. It returns their choices there and the
+// passes it made to s's.
+func (s *selector) check(s0 *selector, idx []int, first selectConfig, rel []float64, w *selector) (*RelevanceCheck, error) {
+	xs, yss := s0.subset(idx)
+	first.Kernels, first.Widths = []Kernel{s.points[s.choosers[0].best].kernel}, nil
+	first.scaled, first.scaledBy = []Kernel{w.points[w.choosers[0].best].kernel}, rel
+	c, _, err := newSelector(s.ctx, xs, yss, first)
+	if err != nil {
+		return nil, err
+	}
+	err = c.search(nil)
+	s.passes += c.passes
+	if err != nil {
+		return nil, err
+	}
+	var choice [2]SelectionRow
+	for p := range choice {
+		r := c.results[p][0]
+		if r == nil || r.choice < 0 {
+			return nil, fmt.Errorf("%w: %s has no RMSECV on the check's sample", ErrBreakdown, c.points[p].label())
+		}
+		choice[p] = r.rows[r.choice]
+	}
+	return &RelevanceCheck{Rows: len(idx), Unweighed: choice[0], Weighed: choice[1]}, nil
 }
 
 // relevance returns the diagonal of the gradient outer product of the

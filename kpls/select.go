@@ -53,7 +53,8 @@ func behind(choice int) int { return max(3, (choice+3)/4) }
 // mean of the grid points within DefaultAverageWithin of the best. It
 // extends the components while a choice is not clearly behind the largest
 // m fitted (doubling them, or with cross-validation on 2,048 rows or
-// more, as far as the choice needs), skips a kernel's default widths past
+// more, as far as the choice needs, and no further once RMSECV is flat),
+// skips a kernel's default widths past
 // the turn of its score (Selection.Skipped), and extends the widths by
 // factors of 2 while the best sits at the narrowest or widest and
 // improves there, with no fixed count of either: what bounds them is
@@ -113,10 +114,17 @@ type SelectOptions struct {
 	// the kernels and a sample of at most a third of the rows, also
 	// learns a weight per feature on its sample (Screen.Relevance; the
 	// gradient of the sample's best RBF fit), scores the grid there again with the
-	// features weighed, and, if that scores better, searches the
-	// weighed points it keeps on all rows beside the best unweighed
-	// one, where cross-validation decides between them.
+	// features weighed. If that scores better, it searches the sample's
+	// best point unweighed and weighed on a second sample of as many
+	// rows (Screen.Check), and on all rows the points of the grid,
+	// weighed or not, whose best scored better there.
 	Isotropic bool
+	// Exhaustive searches every point a screen keeps on all rows to its
+	// own choice of m. Otherwise that second round races them: the
+	// sample's best first, and a point stops once its least RMSECV is
+	// more than Selection.RaceMargin above the least of the best point
+	// so far over the same m (its choice row then says Raced).
+	Exhaustive bool
 }
 
 // Scoring is how Select scores its grid: a CrossValidation or a
@@ -165,7 +173,7 @@ type CrossValidation struct {
 func (so *SelectOptions) config(d *Data, r *Resources) selectConfig {
 	o := Options{Components: so.Components, DoF: so.DoF, Lanczos: so.Lanczos, Probes: so.Probes, Seed: so.Seed, RawFeatures: so.RawFeatures}
 	sc := selectConfig{config: newConfig(o, d, r), Kernels: so.Kernels, Widths: so.Widths,
-		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses, ScreenRows: so.ScreenRows, Isotropic: so.Isotropic}
+		MaxComponents: so.MaxComponents, MaxPasses: so.MaxPasses, ScreenRows: so.ScreenRows, Isotropic: so.Isotropic, Exhaustive: so.Exhaustive}
 	switch by := so.By.(type) {
 	case *CrossValidation:
 		if by != nil {
@@ -205,6 +213,10 @@ type selectConfig struct {
 	AverageBy     Averaging
 	ScreenRows    int
 	Isotropic     bool
+	Exhaustive    bool
+	// race is the margin the search races its points by (zero: it does
+	// not): the second round of a screen.
+	race float64
 	// scaled are grid points (resolved kernels) searched with the
 	// features weighed by scaledBy, beside those of Kernels: the second
 	// round of a screen that learned relevances.
@@ -278,6 +290,9 @@ type Selection struct {
 	// scored on all rows, nil if it searched every point
 	// (SelectOptions.ScreenRows): Table holds the kept points' rows only.
 	Screen *Screen
+	// RaceMargin is the relative margin of RMSECV by which the search
+	// raced its points (SelectOptions.Exhaustive), zero where it did not.
+	RaceMargin float64
 	// Predictor is what to predict with, never nil: the mean of the
 	// models of the grid points within the averaging margin that AverageBy
 	// keeps (CrossValidation.AverageWithin), Model (the best) first and the
@@ -318,6 +333,10 @@ type SelectionRow struct {
 	// Scaled says the grid point weighs the features by the relevances
 	// learned on the screen's sample (Screen.Relevance).
 	Scaled bool `json:"scaled,omitempty"`
+	// Raced marks a point's choice row where the race stopped the point
+	// behind the best (Selection.RaceMargin): its choice is the least
+	// RMSECV of the components fitted, not of all it could have been.
+	Raced bool `json:"raced,omitempty"`
 }
 
 // Score returns the row's value of criterion c (RMSECV for CV).
@@ -488,7 +507,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 		}
 	}
 	for _, sel := range s.sels {
-		sel.Passes = s.passes
+		sel.Passes, sel.RaceMargin = s.passes, s.race
 	}
 	sc.finish(s.sels)
 	return s.sels, nil
@@ -524,6 +543,9 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, by: st.score, folds: st.folds, repeats: st.repeats,
 		avgWithin: st.avgWithin, avgBy: st.avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
 		start: st.start, maxComp: max(st.maxComp, st.start), budget: st.budget, opts: opts, points: grid}
+	if st.score.criterion() == CV && so.Weights == nil {
+		s.race = so.race
+	}
 	s.results = make([][]*pointResult, len(grid))
 	for p := range s.results {
 		s.results[p] = make([]*pointResult, len(ys))

@@ -165,7 +165,8 @@ func TestSelectExtendsComponents(t *testing.T) {
 // minimum. Started at 2 components, the table must equal a search that
 // fitted every m at once (the continued steps are the same steps), and
 // it must end at the first checkpoint of its rule where the choice has
-// behind(choice) larger m after it.
+// behind(choice) larger m after it, or (from fineGrowthRows rows) where
+// the curve is flat.
 func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
 	for _, n := range []int{200, fineGrowthRows + 52} {
 		x, y := gaussData(n, 6, 7)
@@ -198,10 +199,21 @@ func TestSelectCVGrowsAsTheChoiceNeeds(t *testing.T) {
 			}
 			return best
 		}
+		// flatUpTo: from fineGrowthRows rows, the least RMSECV up to p
+		// improved by less than a tenth of a percent over the last
+		// max(3, (p+3)/4) components.
+		flatUpTo := func(p int) bool {
+			back := max(3, (p+3)/4)
+			if n < fineGrowthRows || p < back {
+				return false
+			}
+			least, before := once.Table[choiceUpTo(p)].RMSECV, once.Table[choiceUpTo(p-back)].RMSECV
+			return before-least < 1e-3*least
+		}
 		p, checkpoints := 2, []int{2}
 		for {
 			c := choiceUpTo(p)
-			if c < p && p-c >= max(3, (c+3)/4) {
+			if c < p && p-c >= max(3, (c+3)/4) || flatUpTo(p) {
 				break
 			}
 			if n < fineGrowthRows {

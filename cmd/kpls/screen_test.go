@@ -12,7 +12,8 @@ import (
 
 // TestSelectScreen: --screen ROWS screens the grid on a sample of that
 // many rows, the JSON says what it kept and dropped and the table holds
-// the kept points only (unweighed and weighed); --screen off and the default below 6,144 rows
+// the kept points only (unweighed, or weighed where the check chose the
+// weights); --screen off and the default below 6,144 rows
 // leave "screen" out; a bad value is a usage error naming the flag.
 func TestSelectScreen(t *testing.T) {
 	data := writeFile(t, "d.csv", smallCSV(400))
@@ -25,7 +26,7 @@ func TestSelectScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := doc.Screen
-	if sc == nil || sc.Rows != 120 || sc.Passes == 0 || len(sc.Kept) == 0 || len(sc.Dropped) == 0 {
+	if sc == nil || sc.Rows != 120 || sc.Passes == 0 || len(sc.Kept)+len(sc.Scaled) == 0 || len(sc.Dropped) == 0 {
 		t.Fatalf("screen %+v, want 120 rows with points kept and dropped", sc)
 	}
 	kept := map[string]bool{}
@@ -91,8 +92,14 @@ func TestSelectRelevance(t *testing.T) {
 	if len(sc.Scaled) == 0 || !doc.Best.Scaled {
 		t.Fatalf("scaled %v, best %+v: the weighed grid should win here", sc.Scaled, doc.Best)
 	}
+	if c := sc.Check; c == nil || c.Rows != 300 || !c.Weighed.Scaled || !(c.Weighed.RMSECV < c.Unweighed.RMSECV) || len(sc.Kept) != 0 {
+		t.Errorf("check %+v, kept %v: want the weighed point better on 300 other rows, and no unweighed point on all rows", c, sc.Kept)
+	}
+	if doc.Race == nil || doc.Race.Margin != 0.15 || doc.Race.Stopped == nil {
+		t.Errorf("race %+v: want the margin 0.15 and a list of the points stopped", doc.Race)
+	}
 	_, text, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--progress=off")
-	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
+	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !strings.Contains(text, "; on 300 other rows ") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
 		t.Errorf("the summary does not show the weights:\n%s", text)
 	}
 	if _, pred, _ := kplsRun(t, "predict", "--model", model, "--data", data); !regexp.MustCompile(`model .* scaled( \(m = |, m = )`).MatchString(pred) {
@@ -108,6 +115,12 @@ func TestSelectRelevance(t *testing.T) {
 	}
 	if code, _, errs := kplsRun(t, "select", "--data", data, "--relevance", "some"); code != 2 || !strings.Contains(errs, "--relevance") {
 		t.Errorf("--relevance some: exit %d, %q", code, errs)
+	}
+	if _, off, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--json", "--progress=off", "--race", "off"); strings.Contains(off, `"race"`) {
+		t.Errorf("--race off: the document has a race")
+	}
+	if code, _, errs := kplsRun(t, "select", "--data", data, "--race", "fast"); code != 2 || !strings.Contains(errs, "--race") {
+		t.Errorf("--race fast: exit %d, %q", code, errs)
 	}
 }
 

@@ -35,6 +35,7 @@ type selectJSON struct {
 	Widths      []float64      `json:"widths"`
 	Skipped     []skippedJSON  `json:"skipped,omitempty"`
 	Screen      *screenJSON    `json:"screen,omitempty"`
+	Race        *raceJSON      `json:"race,omitempty"`
 	Passes      int            `json:"passes"`
 	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
@@ -79,6 +80,40 @@ type screenJSON struct {
 	// auto), Scaled the grid points searched on all rows with them.
 	Relevance []relevanceJSON `json:"relevance,omitempty"`
 	Scaled    []skippedJSON   `json:"scaled,omitempty"`
+	// Check is the weights' test on a second sample of rows
+	// (kpls.RelevanceCheck), absent where the weighed grid scored no
+	// better on the first.
+	Check *checkJSON `json:"check,omitempty"`
+}
+
+// checkJSON is the test of the weights on a second sample: the first
+// sample's best point unweighed and its best weighed, at their choices.
+type checkJSON struct {
+	Rows      int     `json:"rows"`
+	Unweighed rowJSON `json:"unweighed"`
+	Weighed   rowJSON `json:"weighed"`
+}
+
+// raceJSON is how the second round raced its points
+// (kpls.Selection.RaceMargin): the margin, and the points it stopped at
+// their last m fitted.
+type raceJSON struct {
+	Margin  float64   `json:"margin"`
+	Stopped []rowJSON `json:"stopped"`
+}
+
+// raceOf is sel's race, nil where it did not race.
+func raceOf(sel *kpls.Selection) *raceJSON {
+	if sel.RaceMargin == 0 {
+		return nil
+	}
+	r := &raceJSON{Margin: sel.RaceMargin, Stopped: []rowJSON{}}
+	for _, c := range sel.Choices {
+		if c.Raced {
+			r.Stopped = append(r.Stopped, rowOf(c))
+		}
+	}
+	return r
 }
 
 // relevanceJSON is one feature's weight.
@@ -96,8 +131,12 @@ func screenOf(sel *kpls.Selection) *screenJSON {
 	if sel.Model != nil {
 		features = sel.Model.Summary().FeatureNames
 	}
-	return &screenJSON{Rows: sc.Rows, Passes: sc.Passes, Kept: gridPoints(sc.Kept), Dropped: gridPoints(sc.Dropped),
+	out := &screenJSON{Rows: sc.Rows, Passes: sc.Passes, Kept: gridPoints(sc.Kept), Dropped: gridPoints(sc.Dropped),
 		Relevance: relevanceOf(sc.Relevance, features), Scaled: gridPoints(sc.Scaled)}
+	if c := sc.Check; c != nil {
+		out.Check = &checkJSON{Rows: c.Rows, Unweighed: rowOf(c.Unweighed), Weighed: rowOf(c.Weighed)}
+	}
+	return out
 }
 
 // relevanceList reads weights as "name 0.66, ...".
@@ -110,11 +149,18 @@ func relevanceList(rs []relevanceJSON) string {
 }
 
 // scaledSearch says what the second round did with the weights.
-func scaledSearch(scaled []skippedJSON) string {
-	if len(scaled) == 0 {
+func scaledSearch(sc *screenJSON) string {
+	c := sc.Check
+	if c == nil {
 		return "the weighed grid scored no better there, so it was not searched on all rows"
 	}
-	return "searched on all rows with them: " + pointList(scaled)
+	point := func(r rowJSON) string { return pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}) }
+	checked := fmt.Sprintf("on %d other rows %s scored RMSECV %s weighed, %s %s unweighed", c.Rows, point(c.Weighed),
+		cli.Round(float64(c.Weighed.RMSECV)), point(c.Unweighed), cli.Round(float64(c.Unweighed.RMSECV)))
+	if len(sc.Scaled) == 0 {
+		return checked + ", so the weights were not used on all rows"
+	}
+	return checked + ", so all rows searched the weighed points " + pointList(sc.Scaled)
 }
 
 // relevanceOf names the weights w by the features (F1, F2, ... where
@@ -193,6 +239,8 @@ type rowJSON struct {
 	Q2         cli.Num `json:"q2"`
 	// Scaled: the features weighed by the screen's relevances.
 	Scaled bool `json:"scaled,omitempty"`
+	// Raced: the race stopped the point here (on its choice row).
+	Raced bool `json:"raced,omitempty"`
 }
 
 type bestJSON struct {
@@ -215,7 +263,7 @@ type trainingJSON struct {
 
 func rowOf(r kpls.SelectionRow) rowJSON {
 	return rowJSON{Kernel: r.Kernel.Name(), Width: r.Width(), M: r.M, RSS: cli.Num(r.RSS), DoF: cli.Num(r.DoF), DoFClipped: cli.Num(r.DoFClipped),
-		Sigma: cli.Num(r.Sigma), AIC: cli.Num(r.AIC), BIC: cli.Num(r.BIC), GMDL: cli.Num(r.GMDL), GCV: cli.Num(r.GCV), RMSECV: cli.Num(r.RMSECV), Q2: cli.Num(r.Q2), Scaled: r.Scaled}
+		Sigma: cli.Num(r.Sigma), AIC: cli.Num(r.AIC), BIC: cli.Num(r.BIC), GMDL: cli.Num(r.GMDL), GCV: cli.Num(r.GCV), RMSECV: cli.Num(r.RMSECV), Q2: cli.Num(r.Q2), Scaled: r.Scaled, Raced: r.Raced}
 }
 
 func tableJSON(rows []kpls.SelectionRow) []rowJSON {
@@ -315,7 +363,7 @@ func parseSelectFlags(e *cli.Env, args []string) (*selectConfig, error) {
 }
 
 // selectFlags are select's flags read after parsing.
-type selectFlags struct{ widths, kernels, crit, averageBy, screen, relevance *string }
+type selectFlags struct{ widths, kernels, crit, averageBy, screen, relevance, race *string }
 
 // register adds select's flags to fs.
 func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
@@ -330,7 +378,8 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
-	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature on the screen's sample (the gradient of its best rbf fit; one target, standardised features, rbf among --kernels, a sample of at most a third of the rows) and searches the weighed grid's best points on all rows beside the best unweighed one if it scored better there; off weighs every feature alike")
+	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature on the screen's sample (the gradient of its best rbf fit; one target, standardised features, rbf among --kernels, a sample of at most a third of the rows) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
+	f.race = fs.String("race", "auto", "`auto|off`: auto races the points a screen keeps on all rows, the sample's best first, and stops a point once its least RMSECV is more than 15 % above the best point's over the same m; off searches each to its own choice of m")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
@@ -389,6 +438,13 @@ func (cfg *selectConfig) checkSearch(fs *cli.FlagSet, f selectFlags) error {
 		so.Isotropic = true
 	default:
 		return cli.Usagef("--relevance: %q, want auto or off", *f.relevance)
+	}
+	switch strings.ToLower(*f.race) {
+	case "auto":
+	case "off":
+		so.Exhaustive = true
+	default:
+		return cli.Usagef("--race: %q, want auto or off", *f.race)
 	}
 	if !isCV {
 		cv.AverageWithin = 0 // the default margin is cross-validation's
@@ -547,7 +603,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: sel.Model.Summary().Members[0].MaxComponents,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Screen: screenOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Screen: screenOf(sel), Race: raceOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.cv.AverageWithin), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
@@ -581,8 +637,15 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): dropped %s (--screen off searches every point on all rows)\n",
 			sc.Rows, count(sc.Passes, "pass"), pointList(sc.Dropped))
 		if sc.Relevance != nil {
-			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc.Scaled))
+			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc))
 		}
+	}
+	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
+		var parts []string
+		for _, r := range rc.Stopped {
+			parts = append(parts, fmt.Sprintf("%s at m = %d", scaledName(pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}), r.Scaled), r.M))
+		}
+		fmt.Fprintf(w, "raced      stopped %s, more than %.4g %% behind the best point's RMSECV over the same m (--race off searches each to its own choice)\n", strings.Join(parts, ", "), 100*rc.Margin)
 	}
 	fmt.Fprintf(w, "searched   %s; m up to %d; by %s\n", searchedKernels(sel), maxM(sel), how)
 	b := sel.Best
