@@ -99,7 +99,7 @@ func TestSelectRelevance(t *testing.T) {
 		t.Errorf("race %+v: want the margin 0.15 and a list of the points stopped", doc.Race)
 	}
 	_, text, _ := kplsRun(t, "select", "--data", data, "--screen", "300", "--progress=off")
-	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !strings.Contains(text, "; on 300 other rows ") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
+	if !strings.Contains(text, "relevance  learned on the sample: signal 1.00, n1 0.") || !strings.Contains(text, "; checked on 300 other rows, ") || !regexp.MustCompile(`best +\S+ width \S+ scaled, m = `).MatchString(text) {
 		t.Errorf("the summary does not show the weights:\n%s", text)
 	}
 	if _, pred, _ := kplsRun(t, "predict", "--model", model, "--data", data); !regexp.MustCompile(`model .* scaled( \(m = |, m = )`).MatchString(pred) {

@@ -155,12 +155,12 @@ func scaledSearch(sc *screenJSON) string {
 		return "the weighed grid scored no better there, so it was not searched on all rows"
 	}
 	point := func(r rowJSON) string { return pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}) }
-	checked := fmt.Sprintf("on %d other rows %s scored RMSECV %s weighed, %s %s unweighed", c.Rows, point(c.Weighed),
+	checked := fmt.Sprintf("checked on %d other rows, %s scored RMSECV %s weighed and %s %s unweighed", c.Rows, point(c.Weighed),
 		cli.Round(float64(c.Weighed.RMSECV)), point(c.Unweighed), cli.Round(float64(c.Unweighed.RMSECV)))
 	if len(sc.Scaled) == 0 {
-		return checked + ", so the weights were not used on all rows"
+		return checked + ", so all rows searched the points unweighed"
 	}
-	return checked + ", so all rows searched the weighed points " + pointList(sc.Scaled)
+	return checked + ", so all rows searched the points weighed"
 }
 
 // relevanceOf names the weights w by the features (F1, F2, ... where
@@ -634,8 +634,12 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		}
 	}
 	if sc := screenOf(sel); sc != nil {
-		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): dropped %s (--screen off searches every point on all rows)\n",
-			sc.Rows, count(sc.Passes, "pass"), pointList(sc.Dropped))
+		searched := pointList(sc.Kept)
+		if len(sc.Scaled) > 0 {
+			searched = pointList(sc.Scaled) + ", the features weighed"
+		}
+		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): all rows searched its best points, %s, and dropped %s (--screen off searches every point on all rows)\n",
+			sc.Rows, count(sc.Passes, "pass"), searched, count(len(sc.Dropped), "other point"))
 		if sc.Relevance != nil {
 			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc))
 		}
