@@ -391,3 +391,47 @@ func TestWeighedBesideUnweighed(t *testing.T) {
 		}
 	}
 }
+
+// TestRelevanceCheckRefuses: weights that fit the screen's sample but
+// not the check's rows are refused. The target depends on feature 1 on
+// the sample's rows and on feature 2 on all others, so the sample weighs
+// feature 2 down; on the check's rows the unweighed point scores better,
+// and all rows search the unweighed points only.
+func TestRelevanceCheckRefuses(t *testing.T) {
+	const n, rows = 2400, 600
+	x, _ := relevanceData(n, 4, 11)
+	inSample := map[int]bool{}
+	for _, r := range rand.New(rand.NewPCG(0, 0x5c7ee2)).Perm(n)[:rows] {
+		inSample[r] = true
+	}
+	rng := rand.New(rand.NewPCG(12, 7))
+	y := make([]float64, n)
+	for i := range y {
+		j := 2
+		if inSample[i] {
+			j = 1
+		}
+		y[i] = math.Sin(2*x.At(i, 0)) + math.Sin(x.At(i, j)) + 0.05*rng.NormFloat64()
+	}
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{ScreenRows: rows}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sel.Screen
+	if sc == nil || sc.Check == nil {
+		t.Fatalf("screen %+v: want the weights checked", sc)
+	}
+	c := sc.Check
+	t.Logf("weights %.3f; check: %s %.4f weighed, %s %.4f unweighed", sc.Relevance, c.Weighed.label(), c.Weighed.RMSECV, c.Unweighed.label(), c.Unweighed.RMSECV)
+	if !(sc.Relevance[2] < sc.Relevance[1]/3) {
+		t.Fatalf("weights %.3f: the sample should weigh feature 2 down", sc.Relevance)
+	}
+	if !(c.Unweighed.RMSECV < c.Weighed.RMSECV) || len(sc.Scaled) != 0 || len(sc.Kept) == 0 {
+		t.Fatalf("check %.4f weighed, %.4f unweighed; scaled %v, kept %v: want the weights refused", c.Weighed.RMSECV, c.Unweighed.RMSECV, sc.Scaled, sc.Kept)
+	}
+	for _, ch := range sel.Choices {
+		if ch.Scaled {
+			t.Errorf("all rows searched %s weighed after the check refused the weights", ch.label())
+		}
+	}
+}

@@ -27,7 +27,9 @@ type Screen struct {
 	// (SelectOptions.Isotropic), nil where none were; Scaled are the
 	// grid points searched on all rows with the features weighed by
 	// them (Options.Relevance), none where the weighed grid scored worse
-	// on the sample. Passes counts both of the sample's searches.
+	// on the sample or on the check's. Passes counts every pass on the
+	// samples: both searches, the refit the weights come from and the
+	// check.
 	Relevance []float64
 	Scaled    []Kernel
 	// Check is the weights' test on a second sample of as many rows,
@@ -306,9 +308,10 @@ func (s *selector) scored(p int) bool {
 // learnsRelevance reports whether a screen of the search s0 on a sample
 // of rows learns feature weights: one target, standardised features,
 // more than one of them, an RBF kernel in the grid (whose gradient gives
-// them), and a sample of at most a third of the rows, so that most of the
-// rows that judge the weights (the second round's cross-validation) did
-// not teach them.
+// them), and a sample of at most a third of the rows: the check's sample
+// of as many rows fits beside it, and most of the rows whose
+// cross-validation chooses among the weighed points did not teach the
+// weights.
 func (so *selectConfig) learnsRelevance(s0 *selector, rows int) bool {
 	if so.Isotropic || so.RawFeatures || len(s0.ys) != 1 || s0.d < 2 || 3*rows > s0.n {
 		return false

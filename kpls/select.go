@@ -123,7 +123,9 @@ type SelectOptions struct {
 	// own choice of m. Otherwise that second round races them: the
 	// sample's best first, and a point stops once its least RMSECV is
 	// more than Selection.RaceMargin above the least of the best point
-	// so far over the same m (its choice row then says Raced).
+	// so far over the same m, that gap is no smaller than at half the m,
+	// and the m is at least half the best point's choice (its choice row
+	// then says Raced). A shared kernel of several targets does not race.
 	Exhaustive bool
 }
 
@@ -457,7 +459,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 	if err := s.search(scanned); err != nil {
 		if ctx.Err() != nil && s.scoredEvery() {
 			for _, sel := range s.sels {
-				sel.Passes = s.passes
+				sel.Passes, sel.RaceMargin = s.passes, s.race
 			}
 			sc.finish(s.sels)
 			return s.sels, err // the best so far, for the caller to report
@@ -543,8 +545,8 @@ func newSelector(ctx context.Context, x mat.Matrix, ys [][]float64, so selectCon
 	s := &selector{ctx: ctx, x: mat.NewDense(n, d, xs), ys: ys, tss: tss, n: n, d: d, by: st.score, folds: st.folds, repeats: st.repeats,
 		avgWithin: st.avgWithin, avgBy: st.avgBy, dofAsked: opts.DoF != "", seed: opts.Seed,
 		start: st.start, maxComp: max(st.maxComp, st.start), budget: st.budget, opts: opts, points: grid}
-	if st.score.criterion() == CV && so.Weights == nil {
-		s.race = so.race
+	if st.score.criterion() == CV && so.Weights == nil && !(so.SharedKernel && len(ys) > 1) {
+		s.race = so.race // raced races one target's chooser only
 	}
 	s.results = make([][]*pointResult, len(grid))
 	for p := range s.results {

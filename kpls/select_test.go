@@ -548,3 +548,39 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 		t.Errorf("%d passes, every width fitted: %d", auto.Passes, full.Passes)
 	}
 }
+
+// TestFlatCurve: from fineGrowthRows rows, cross-validation settles a
+// point whose least RMSECV improved by less than 10⁻³ of it over the last
+// max(3, ⌈m/4⌉) components, wherever its choice sits, and not where it
+// improved by more, below fineGrowthRows rows, or with weighted rows.
+// The curves and their answers are worked by hand.
+func TestFlatCurve(t *testing.T) {
+	curve := func(step float64) []SelectionRow {
+		rows := make([]SelectionRow, 61) // m = 0..60: behind(60) = 15
+		for m := range rows {
+			rows[m].RMSECV = 2 - float64(min(m, 40))/40 - step*float64(max(m-40, 0))
+		}
+		return rows
+	}
+	// From m = 45 to 60 the least falls by 15·step: 1.5e-4 relative for
+	// step 1e-5 (flat), 1.5e-2 for step 1e-3 (not).
+	for _, tc := range []struct {
+		n        int
+		step     float64
+		weighted bool
+		want     bool
+	}{
+		{3000, 1e-5, false, true},
+		{3000, 1e-3, false, false},
+		{fineGrowthRows - 1, 1e-5, false, false},
+		{3000, 1e-5, true, false},
+	} {
+		s := &selector{n: tc.n, by: cvScorer{folds: 5, repeats: 1}}
+		if tc.weighted {
+			s.opts.Weights = make([]float64, tc.n)
+		}
+		if got := s.flat(curve(tc.step), 60); got != tc.want {
+			t.Errorf("n = %d, step %g, weighted %v: flat %v, want %v", tc.n, tc.step, tc.weighted, got, tc.want)
+		}
+	}
+}

@@ -265,7 +265,7 @@ func (s *selector) flat(rows []SelectionRow, choice int) bool {
 // than at half the m, once m is at least half the best point's choice.
 // A point that starts slower and catches up (a wider width, whose first
 // components explain less) closes the gap, and runs on: compared at
-// four components, a width that ended 17 % ahead of the lead was 30 %
+// four components, a width that ended 17 % ahead of the lead was 63 %
 // behind it (TestRaceAgainstTheFullSearch). Only a chooser of one
 // target races.
 func (s *selector) raced(t int, rows []SelectionRow) bool {

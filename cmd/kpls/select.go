@@ -59,9 +59,10 @@ type skippedJSON struct {
 
 func skippedOf(sel *kpls.Selection) []skippedJSON { return gridPoints(sel.Skipped) }
 
-// gridPoints are kernels as the document lists grid points.
+// gridPoints are kernels as the document lists grid points (an empty
+// list, not null, where there are none).
 func gridPoints(ks []kpls.Kernel) []skippedJSON {
-	var out []skippedJSON
+	out := []skippedJSON{}
 	for _, k := range ks {
 		w, _ := kpls.WidthOf(k)
 		out = append(out, skippedJSON{Kernel: k.Name(), Width: w})
@@ -95,11 +96,21 @@ type checkJSON struct {
 }
 
 // raceJSON is how the second round raced its points
-// (kpls.Selection.RaceMargin): the margin, and the points it stopped at
-// their last m fitted.
+// (kpls.Selection.RaceMargin): the margin, and the points it stopped.
 type raceJSON struct {
-	Margin  float64   `json:"margin"`
-	Stopped []rowJSON `json:"stopped"`
+	Margin  float64       `json:"margin"`
+	Stopped []stoppedJSON `json:"stopped"`
+}
+
+// stoppedJSON is a point the race stopped: the last m fitted there
+// (StoppedAt), and its choice among those m.
+type stoppedJSON struct {
+	Kernel    string  `json:"kernel"`
+	Width     float64 `json:"width"`
+	Scaled    bool    `json:"scaled,omitempty"`
+	StoppedAt int     `json:"stopped_at"`
+	M         int     `json:"m"`
+	RMSECV    cli.Num `json:"rmsecv"`
 }
 
 // raceOf is sel's race, nil where it did not race.
@@ -107,11 +118,18 @@ func raceOf(sel *kpls.Selection) *raceJSON {
 	if sel.RaceMargin == 0 {
 		return nil
 	}
-	r := &raceJSON{Margin: sel.RaceMargin, Stopped: []rowJSON{}}
+	r := &raceJSON{Margin: sel.RaceMargin, Stopped: []stoppedJSON{}}
 	for _, c := range sel.Choices {
-		if c.Raced {
-			r.Stopped = append(r.Stopped, rowOf(c))
+		if !c.Raced {
+			continue
 		}
+		last := c.M
+		for _, row := range sel.Table {
+			if gridLabel(row) == gridLabel(c) {
+				last = max(last, row.M)
+			}
+		}
+		r.Stopped = append(r.Stopped, stoppedJSON{Kernel: c.Kernel.Name(), Width: c.Width(), Scaled: c.Scaled, StoppedAt: last, M: c.M, RMSECV: cli.Num(c.RMSECV)})
 	}
 	return r
 }
@@ -152,7 +170,7 @@ func relevanceList(rs []relevanceJSON) string {
 func scaledSearch(sc *screenJSON) string {
 	c := sc.Check
 	if c == nil {
-		return "the weighed grid scored no better there, so it was not searched on all rows"
+		return "the weighed grid did not score better there (or a warning says why it could not be tried), so all rows searched the points unweighed"
 	}
 	point := func(r rowJSON) string { return pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}) }
 	checked := fmt.Sprintf("checked on %d other rows, %s scored RMSECV %s weighed and %s %s unweighed", c.Rows, point(c.Weighed),
@@ -379,7 +397,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
 	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature on the screen's sample (the gradient of its best rbf fit; one target, standardised features, rbf among --kernels, a sample of at most a third of the rows) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
-	f.race = fs.String("race", "auto", "`auto|off`: auto races the points a screen keeps on all rows, the sample's best first, and stops a point once its least RMSECV is more than 15 % above the best point's over the same m; off searches each to its own choice of m")
+	f.race = fs.String("race", "auto", "`auto|off`: auto races the points a screen keeps on all rows, the sample's best first, and stops a point once its least RMSECV is more than 15 % above the best point's over the same m (once that m is half the best's choice, and the gap not closing since half the m); off searches each to its own choice of m")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
@@ -647,7 +665,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
 		var parts []string
 		for _, r := range rc.Stopped {
-			parts = append(parts, fmt.Sprintf("%s at m = %d", scaledName(pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}), r.Scaled), r.M))
+			parts = append(parts, fmt.Sprintf("%s at m = %d", scaledName(pointList([]skippedJSON{{Kernel: r.Kernel, Width: r.Width}}), r.Scaled), r.StoppedAt))
 		}
 		fmt.Fprintf(w, "raced      stopped %s, more than %.4g %% behind the best point's RMSECV over the same m (--race off searches each to its own choice)\n", strings.Join(parts, ", "), 100*rc.Margin)
 	}
