@@ -202,6 +202,8 @@ func screen(ctx context.Context, s0 *selector, so selectConfig) (*screened, erro
 			out.record.Dropped = append(out.record.Dropped, g.kernel)
 		}
 	}
+	// Empty, not nil, where the check chose the weighed points: nil
+	// Kernels means the default kernels.
 	out.second.Kernels, out.second.Widths = append([]Kernel{}, kernels...), nil
 	if !so.Exhaustive {
 		out.second.race = margin
@@ -358,8 +360,8 @@ func (s *selector) weighed(first selectConfig, learn bool) ([]float64, *selector
 // check searches the best point of the search s on the screen's first
 // sample and the best of its weighed search w (the features weighed by
 // rel) on rows idx of s0, a second sample disjoint from the first, with
-// the first sample's settings. It returns their choices there and the
-// passes it made to s's.
+// the first sample's settings. It returns their choices there, and adds
+// the passes it made to s's.
 func (s *selector) check(s0 *selector, idx []int, first selectConfig, rel []float64, w *selector) (*RelevanceCheck, error) {
 	xs, yss := s0.subset(idx)
 	first.Kernels, first.Widths = []Kernel{s.points[s.choosers[0].best].kernel}, nil

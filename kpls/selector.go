@@ -246,9 +246,10 @@ func (s *selector) conclude(r pointRun, label string, comp, limit int, raced boo
 // fineGrowthRows rows on, has flattened at choice: the last behind(last)
 // components improved the least RMSECV by less than flatGain of it. The
 // choice is then settled wherever it sits: more components would buy
-// less than that (protein's Laplacian points improve by 0.01 % over
-// their last 50 components). Below fineGrowthRows the components
-// double, which looks past a flat stretch to a later minimum.
+// less than that (protein's weighed Laplacian points improved by
+// 0.005–0.015 % over their last 50 components). Below fineGrowthRows
+// the components double, which looks past a flat stretch to a later
+// minimum.
 func (s *selector) flat(rows []SelectionRow, choice int) bool {
 	last := len(rows) - 1
 	back := behind(last)
