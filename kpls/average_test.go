@@ -23,7 +23,7 @@ func TestSelectAverage(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(90, 3, 21)
 	z, _ := gaussData(15, 3, 22)
-	so := SelectOptions{Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
+	so := SelectOptions{Isotropic: true, Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
 	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestSelectAverageStacked(t *testing.T) {
 	x, y := gaussData(90, 3, 3) // three of six candidates weighed
 	z, _ := gaussData(15, 3, 22)
 	xs := standardisedByHand(x)
-	so := SelectOptions{Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25}}
+	so := SelectOptions{Isotropic: true, Seed: 4, Components: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 6, By: CrossValidation{AverageWithin: 0.25}}
 	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +315,7 @@ func TestSelectMeanRidesAlong(t *testing.T) {
 	x, y := gaussData(120, 3, 23)
 	// Kernels with a width: their matrices are stored dense, where the
 	// fits ride along (the linear kernel's features fit apart).
-	so := SelectOptions{Seed: 5, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
+	so := SelectOptions{Isotropic: true, Seed: 5, Kernels: []Kernel{RBF{}, Laplacian{}}, Widths: []float64{0.5, 1.5, 4, 12}, By: CrossValidation{AverageWithin: 0.25, AverageBy: AverageAll}}
 	// cvPasses counts a build and a block product per step at each grid
 	// point the selections' tables hold (the targets of one search share
 	// them): the last m there.

@@ -94,7 +94,7 @@ func TestDistributedSelectReproducesOneProcess(t *testing.T) {
 	// width 16 and m = 79 on these data, where so many Krylov steps on a
 	// wide kernel amplify the order of the products' sums to 1e-10 of
 	// RMSECV (seen on the generic kernels with 3 ranks).
-	so := SelectOptions{Seed: 2, DoF: DoFNone, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40}
+	so := SelectOptions{Isotropic: true, Seed: 2, DoF: DoFNone, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40}
 	ref, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestDistributedSelectMeanRides(t *testing.T) {
 	z, _ := gaussData(20, 4, 34)
 	defer func(r int) { rideMinRows = r }(rideMinRows)
 	rideMinRows = 100
-	so := SelectOptions{Seed: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40, By: CrossValidation{AverageWithin: 0.5, AverageBy: AverageAll}}
+	so := SelectOptions{Isotropic: true, Seed: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 2, 4}, MaxComponents: 40, By: CrossValidation{AverageWithin: 0.5, AverageBy: AverageAll}}
 	ref, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 	if err != nil {
 		t.Fatal(err)

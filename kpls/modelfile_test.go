@@ -586,7 +586,7 @@ func TestInspect(t *testing.T) {
 // with an RMSECV is refused.
 func TestSelectedModelFileKeepsRMSECV(t *testing.T) {
 	x, y := gaussData(120, 3, 21)
-	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{1, 3}, By: CrossValidation{AverageWithin: 1}}, nil)
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Isotropic: true, Kernels: []Kernel{RBF{}}, Widths: []float64{1, 3}, By: CrossValidation{AverageWithin: 1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

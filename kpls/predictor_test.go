@@ -360,7 +360,7 @@ func TestSelectInterruptedBestSoFar(t *testing.T) {
 	x, y := predictorData(160, 6)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	so := SelectOptions{Kernels: []Kernel{RBF{}}, Widths: []float64{0.3, 3, 30}, By: CrossValidation{AverageBy: AverageNone}}
+	so := SelectOptions{Isotropic: true, Kernels: []Kernel{RBF{}}, Widths: []float64{0.3, 3, 30}, By: CrossValidation{AverageBy: AverageNone}}
 	so.Seed = 3
 	stop := &Resources{Progress: func(p Progress) {
 		if p.Stage == StageSelect && p.Done == 2 {

@@ -276,7 +276,7 @@ func checkedOnOtherRows(t *testing.T, x *mat.Dense, y []float64, sel *Selection)
 		y2[i] = y[r]
 	}
 	alone := func(d Data, k Kernel, raw bool) SelectionRow {
-		s, err := Select(context.Background(), d, SelectOptions{Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
+		s, err := Select(context.Background(), d, SelectOptions{Isotropic: true, Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +373,7 @@ func TestWeighedBesideUnweighed(t *testing.T) {
 		t.Fatalf("choices %+v: want the unweighed point, then the weighed one", sel.Choices)
 	}
 	alone := func(d Data, raw bool) SelectionRow {
-		s, err := Select(ctx, d, SelectOptions{Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
+		s, err := Select(ctx, d, SelectOptions{Isotropic: true, Kernels: []Kernel{k}, ScreenRows: -1, RawFeatures: raw}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

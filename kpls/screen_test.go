@@ -20,7 +20,7 @@ import (
 func TestScreenAgainstTheFullSearch(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(600, 3, 7)
-	grid := SelectOptions{Kernels: []Kernel{RBF{}, Laplacian{}, Linear{}}, Widths: []float64{0.25, 1, 4, 16}}
+	grid := SelectOptions{Isotropic: true, Kernels: []Kernel{RBF{}, Laplacian{}, Linear{}}, Widths: []float64{0.25, 1, 4, 16}}
 	full := grid
 	full.ScreenRows = -1
 	all, err := Select(ctx, Data{X: x, Y: vec(y)}, full, nil)
@@ -230,7 +230,7 @@ func TestRaceAgainstTheFullSearch(t *testing.T) {
 		{[]Kernel{RBF{Width: 8}, RBF{Width: 0.1}, RBF{Width: 2}, RBF{Width: 64}}, true},
 		{[]Kernel{RBF{Width: 2}, RBF{Width: 64}, RBF{Width: 8}}, false},
 	} {
-		so := (&SelectOptions{Kernels: tc.kernels, Components: 4, ScreenRows: -1}).config(&Data{}, nil)
+		so := (&SelectOptions{Isotropic: true, Kernels: tc.kernels, Components: 4, ScreenRows: -1}).config(&Data{}, nil)
 		search := func(race float64) *Selection {
 			so.race = race
 			sels, err := selectTargets(ctx, x, [][]float64{y}, so)

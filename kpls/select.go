@@ -110,11 +110,17 @@ type SelectOptions struct {
 	// selection.
 	ScreenRows int
 	// Isotropic keeps every standardised feature at weight 1. Otherwise
-	// a screen of one target on standardised features, with RBF among
-	// the kernels and a sample of at most a third of the rows, also
-	// learns a weight per feature on its sample (Screen.Relevance; the
-	// gradient of the sample's best RBF fit), scores the grid there again with the
-	// features weighed. If that scores better, it searches the sample's
+	// a search of one target on standardised features with RBF among the
+	// kernels, by cross-validation without weights, learns a weight per
+	// feature. Below the rows a screen samples from (6,144), from 50
+	// rows on, a Gaussian process with one length scale per feature
+	// learns them by its marginal likelihood on at most 500 rows, and
+	// the grid is searched again with the features weighed; the search
+	// whose best point has the smaller RMSECV is the selection
+	// (Selection.Weighed). A screen whose sample is at most a third of
+	// the rows learns them on its sample instead (Screen.Relevance; the
+	// gradient of the sample's best RBF fit) and scores the grid there
+	// again with the features weighed. If that scores better, it searches the sample's
 	// best point unweighed and weighed on a second sample of as many
 	// rows (Screen.Check), and on all rows the points of the grid,
 	// weighed or not, whose best scored better there.
@@ -292,6 +298,10 @@ type Selection struct {
 	// scored on all rows, nil if it searched every point
 	// (SelectOptions.ScreenRows): Table holds the kept points' rows only.
 	Screen *Screen
+	// Weighed is a small set's second search with the features weighed
+	// by a Gaussian process's length scales (SelectOptions.Isotropic),
+	// nil where none ran.
+	Weighed *WeighedSearch
 	// RaceMargin is the relative margin of RMSECV by which the search
 	// raced its points (SelectOptions.Exhaustive), zero where it did not.
 	RaceMargin float64
@@ -333,7 +343,8 @@ type SelectionRow struct {
 	RMSECV float64 `json:"rmsecv"`
 	Q2     float64 `json:"q2"`
 	// Scaled says the grid point weighs the features by the relevances
-	// learned on the screen's sample (Screen.Relevance).
+	// learned on the screen's sample (Screen.Relevance) or, on a small
+	// set, by a Gaussian process (Selection.Weighed).
 	Scaled bool `json:"scaled,omitempty"`
 	// Raced marks a point's choice row where the race stopped the point
 	// behind the best (Selection.RaceMargin): its choice is the least
@@ -456,7 +467,11 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 			return nil, err
 		}
 	}
-	if err := s.search(scanned); err != nil {
+	err = s.search(scanned)
+	if err == nil && sc == nil && so.learnsARD(s) {
+		s, err = s.weighedSearch(so)
+	}
+	if err != nil {
 		if ctx.Err() != nil && s.scoredEvery() {
 			for _, sel := range s.sels {
 				sel.Passes, sel.RaceMargin = s.passes, s.race

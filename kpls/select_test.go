@@ -23,7 +23,7 @@ func TestCrossValidationByHand(t *testing.T) {
 	xs := standardisedByHand(x)
 	const folds, comp = 4, 5
 	for _, repeats := range []int{1, 3} {
-		so := SelectOptions{Seed: 9, Components: comp, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: comp, By: CrossValidation{Folds: folds, Repeats: repeats}}
+		so := SelectOptions{Isotropic: true, Seed: 9, Components: comp, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: comp, By: CrossValidation{Folds: folds, Repeats: repeats}}
 		sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, so, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestCrossValidationByHand(t *testing.T) {
 			t.Errorf("model records %+v, best is m = %d with RMSECV %.15g by hand", c, sel.Best.M, want)
 		}
 	}
-	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Seed: 9, Components: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2}, nil)
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Isotropic: true, Seed: 9, Components: 2, Kernels: []Kernel{RBF{}}, Widths: []float64{1.5}, MaxComponents: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +496,7 @@ func TestSelectSkipsPastTheTurn(t *testing.T) {
 		y[i] = math.Sin(3*x.At(i, 0)) + math.Cos(3*x.At(i, 1)) + 0.1*rng.NormFloat64()
 	}
 	defaults := []float64{0.5, 1, 2, 4, 8}
-	base := SelectOptions{Kernels: []Kernel{RBF{}}, By: CrossValidation{AverageWithin: DefaultAverageWithin}}
+	base := SelectOptions{Isotropic: true, Kernels: []Kernel{RBF{}}, By: CrossValidation{AverageWithin: DefaultAverageWithin}}
 	auto, err := Select(context.Background(), Data{X: x, Y: vec(y)}, base, nil)
 	if err != nil {
 		t.Fatal(err)

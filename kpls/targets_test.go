@@ -138,7 +138,7 @@ func TestSelectTargets(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []Criterion{CV, GCV} {
 		t.Run(string(c), func(t *testing.T) {
-			so := SelectOptions{Seed: 5, Components: 4, DoF: DoFLanczos, By: c}
+			so := SelectOptions{Isotropic: true, Seed: 5, Components: 4, DoF: DoFLanczos, By: c}
 			sels, err := SelectTargets(ctx, Data{X: x, Y: y}, so, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -50,6 +50,10 @@ const (
 	// WarnScreen: Select could not search its screen's sample (a target
 	// constant there, say) and searched every grid point on all rows.
 	WarnScreen WarningCode = "screen"
+	// WarnRelevance: Select could not learn or search the features'
+	// weights on a small set (SelectOptions.Isotropic) and kept them
+	// equal.
+	WarnRelevance WarningCode = "relevance"
 	// WarnOther: a warning read from a model file of format version 2 or
 	// older, which stored messages only.
 	WarnOther WarningCode = "other"

@@ -233,7 +233,7 @@ func TestSelectWeights(t *testing.T) {
 	ctx := context.Background()
 	x, y := gaussData(80, 3, 61)
 	z, _ := gaussData(5, 3, 62)
-	so := SelectOptions{Seed: 2, Components: 6, Widths: []float64{1, 3, 9}, MaxComponents: 8}
+	so := SelectOptions{Isotropic: true, Seed: 2, Components: 6, Widths: []float64{1, 3, 9}, MaxComponents: 8}
 	for _, c := range []float64{1, 2} {
 		so.RawFeatures = c == 2
 		plain, err := Select(ctx, Data{X: x, Y: vec(y)}, so, nil)
