@@ -77,7 +77,7 @@ func TestSelectAverageWithin(t *testing.T) {
 	train := writeFile(t, "train.csv", noisyCSV(300, 0.3, 11))
 	test := writeFile(t, "test.csv", noisyCSV(3000, 0.3, 12))
 	model := filepath.Join(dir, "mean.kpls")
-	code, out, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--json", "--model", model)
+	code, out, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--relevance", "off", "--json", "--model", model)
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}
@@ -97,7 +97,7 @@ func TestSelectAverageWithin(t *testing.T) {
 	if sel.DoFMethod != "none" || sel.Best.DoF != float64(sel.Best.M+1) {
 		t.Errorf("without --dof: the best's DoF %v by %q, want the naive m + 1 by none", sel.Best.DoF, sel.DoFMethod)
 	}
-	code, out2, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--json", "--dof", "approx")
+	code, out2, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--relevance", "off", "--json", "--dof", "approx")
 	if code != 0 {
 		t.Fatalf("select --dof approx: exit %d: %s", code, stderr)
 	}
@@ -125,7 +125,7 @@ func TestSelectAverageWithin(t *testing.T) {
 	if a.By != "stacked" || !(weight <= 1+1e-12) {
 		t.Errorf("the default mean: by %q, weights summing to %v", a.By, weight)
 	}
-	code, outAll, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--average-by", "all", "--json")
+	code, outAll, stderr := kplsRun(t, "select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--average-within", "0.5", "--average-by", "all", "--relevance", "off", "--json")
 	if code != 0 {
 		t.Fatalf("select --average-by all: exit %d: %s", code, stderr)
 	}
@@ -245,7 +245,7 @@ func TestSelectAverageWithin(t *testing.T) {
 		magic uint32
 	}{{nil, true, 6}, {[]string{"--average-within", "0"}, false, 6}, {[]string{"--criterion", "gcv"}, false, 4}} {
 		file := filepath.Join(dir, "default.kpls")
-		code, out, stderr := kplsRun(t, append([]string{"select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--json", "--model", file}, c.args...)...)
+		code, out, stderr := kplsRun(t, append([]string{"select", "--data", train, "--kernels", "rbf", "--widths", "0.25,0.5,1,2,4", "--relevance", "off", "--json", "--model", file}, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%q: exit %d: %s", c.args, code, stderr)
 		}

@@ -142,3 +142,49 @@ func TestFitRelevance(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectRelevanceSmall: below a screen's rows the default select
+// learns the weights with a Gaussian process and searches the grid again
+// with them: the JSON's weighed object names them, both searches' rows
+// are in the table, and the summary says which search won; --relevance
+// off searches once, unweighed.
+func TestSelectRelevanceSmall(t *testing.T) {
+	data := writeFile(t, "d.csv", noiseCSV(240))
+	code, out, errs := kplsRun(t, "select", "--data", data, "--json", "--progress=off")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc selectJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ws := doc.Weighed
+	if ws == nil || ws.Rows != 240 || len(ws.Relevance) != 4 || ws.Relevance[0].Feature != "signal" || ws.Relevance[0].Weight != 1 {
+		t.Fatalf("weighed %+v: want four weights learned on 240 rows, signal's 1", ws)
+	}
+	for _, r := range ws.Relevance[1:] {
+		if !(r.Weight < 0.5) {
+			t.Errorf("noise feature %s has weight %g", r.Feature, r.Weight)
+		}
+	}
+	if !ws.Chosen || !ws.Weighed.Scaled || ws.Unweighed.Scaled || !(float64(ws.Weighed.RMSECV) < float64(ws.Unweighed.RMSECV)) || !doc.Best.Scaled {
+		t.Errorf("weighed %+v, best %+v: want the weighed search chosen for its smaller RMSECV", ws, doc.Best)
+	}
+	scaled := 0
+	for _, r := range doc.Table {
+		if r.Scaled {
+			scaled++
+		}
+	}
+	if scaled == 0 || scaled == len(doc.Table) {
+		t.Errorf("%d of %d table rows scaled: want both searches' rows", scaled, len(doc.Table))
+	}
+	_, text, _ := kplsRun(t, "select", "--data", data, "--progress=off")
+	if !strings.Contains(text, "relevance  learned by a Gaussian process with a length scale per feature on 240 rows: signal 1.00, ") || !strings.Contains(text, "so the model is weighed") {
+		t.Errorf("summary:\n%s", text)
+	}
+	code, out, errs = kplsRun(t, "select", "--data", data, "--json", "--progress=off", "--relevance", "off")
+	if code != 0 || strings.Contains(out, `"weighed"`) || strings.Contains(out, `"scaled"`) {
+		t.Errorf("--relevance off: exit %d, %s\n%s", code, errs, out)
+	}
+}

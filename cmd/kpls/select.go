@@ -36,6 +36,7 @@ type selectJSON struct {
 	Skipped     []skippedJSON  `json:"skipped,omitempty"`
 	Screen      *screenJSON    `json:"screen,omitempty"`
 	Race        *raceJSON      `json:"race,omitempty"`
+	Weighed     *weighedJSON   `json:"weighed,omitempty"`
 	Passes      int            `json:"passes"`
 	MaxPasses   int            `json:"max_passes"`
 	Backend     string         `json:"backend"`
@@ -155,6 +156,30 @@ func screenOf(sel *kpls.Selection) *screenJSON {
 		out.Check = &checkJSON{Rows: c.Rows, Unweighed: rowOf(c.Unweighed), Weighed: rowOf(c.Weighed)}
 	}
 	return out
+}
+
+// weighedJSON is a small set's second search with the features weighed
+// by a Gaussian process's length scales (kpls.WeighedSearch): the
+// weights, the rows they were learned on, each search's best point and
+// whether the weighed search was chosen.
+type weighedJSON struct {
+	Rows      int             `json:"rows"`
+	Relevance []relevanceJSON `json:"relevance"`
+	Unweighed rowJSON         `json:"unweighed"`
+	Weighed   rowJSON         `json:"weighed"`
+	Chosen    bool            `json:"chosen"`
+}
+
+func weighedOf(sel *kpls.Selection) *weighedJSON {
+	ws := sel.Weighed
+	if ws == nil {
+		return nil
+	}
+	var features []string
+	if sel.Model != nil {
+		features = sel.Model.Summary().FeatureNames
+	}
+	return &weighedJSON{Rows: ws.Rows, Relevance: relevanceOf(ws.Relevance, features), Unweighed: rowOf(ws.Unweighed), Weighed: rowOf(ws.Weighed), Chosen: ws.Chosen}
 }
 
 // relevanceList reads weights as "name 0.66, ...".
@@ -396,7 +421,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
-	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature on the screen's sample (the gradient of its best rbf fit; one target, standardised features, rbf among --kernels, a sample of at most a third of the rows) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
+	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature (one target, standardised features, rbf among --kernels, cross-validation). Below 6,144 rows (from 50) a Gaussian process with a length scale per feature learns them on at most 500 rows, the grid is searched again with the features weighed, and the search with the smaller best RMSECV is kept. A screen whose sample is at most a third of the rows learns them there (the gradient of its best rbf fit) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
 	f.race = fs.String("race", "auto", "`auto|off`: auto races the points a screen keeps on all rows, the sample's best first, and stops a point once its least RMSECV is more than 15 % above the best point's over the same m (once that m is half the best's choice, and the gap not closing since half the m); off searches each to its own choice of m")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -621,7 +646,7 @@ func (cfg *selectConfig) document(e *cli.Env, r *selectResult, i int) selectJSON
 	doc := selectJSON{
 		Data: cfg.mf.Data, N: r.n, D: r.d, Target: r.targets[i], Kernels: cfg.kernelNames(),
 		Standardize: !o.RawFeatures, DoFMethod: o.DoF, Lanczos: o.Lanczos, Components: sel.Model.Summary().Members[0].MaxComponents,
-		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Screen: screenOf(sel), Race: raceOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
+		Criterion: sel.Criterion, Widths: r.widths[i], Skipped: skippedOf(sel), Screen: screenOf(sel), Race: raceOf(sel), Weighed: weighedOf(sel), Passes: sel.Passes, MaxPasses: cfg.so.MaxPasses, Backend: backendName(cfg.res), Storage: storageOf(sel.Model, cfg.res), Warnings: warningsJSON(sel.Warnings),
 		Table: tableJSON(sel.Table), Choices: tableJSON(sel.Choices), Best: bestOf(sel),
 		Training: trainingOf(sel.Model, sel.Best.M), Average: averageOf(sel, cfg.cv.AverageWithin), Weights: weightsOf(r.weights, cfg.mf.Weights), Model: cfg.modelOut,
 	}
@@ -661,6 +686,14 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		if sc.Relevance != nil {
 			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc))
 		}
+	}
+	if ws := weighedOf(sel); ws != nil {
+		which := "unweighed"
+		if ws.Chosen {
+			which = "weighed"
+		}
+		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows: %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the model is %s (--relevance off weighs every feature alike)\n",
+			ws.Rows, relevanceList(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which)
 	}
 	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
 		var parts []string

@@ -68,7 +68,7 @@ func TestSeveralTargetsThroughTheCommand(t *testing.T) {
 	dir := t.TempDir()
 	for _, cmd := range [][]string{
 		{"fit", "--width", "2", "--components", "6"},
-		{"select", "--widths", "1,4", "--components", "4"},
+		{"select", "--widths", "1,4", "--components", "4", "--relevance", "off"},
 	} {
 		both := filepath.Join(dir, cmd[0]+"-both.kpls")
 		code, out, stderr := kplsRun(t, append(cmd, "--data", data, "--target", "y1,y2", "--model", both, "--json")...)
