@@ -378,7 +378,7 @@ def table(a):
                       f"{fmt(secs['hgb'])} |")
     out.append("Held-out RMSE, median over the splits; ratio = kpls ÷ peer on each split, median (worst split), "
                "against the peer with the lowest median on the set:\n")
-    out.append("| set | n_train×d | splits | kpls (iso) | kernel ridge | ARD GP | HGB | best peer | kpls ÷ best | "
+    out.append("| set | n_train×d | splits | kpls (" + a.kpls_variant + ") | kernel ridge | ARD GP | HGB | best peer | kpls ÷ best | "
                "better of KRR, GP | kpls ÷ it |")
     out.append("|---|---|--:|--:|--:|--:|--:|---|--:|---|--:|")
     out.extend(rows)

@@ -29,7 +29,7 @@ const nestedComponents = 60
 // held-out rows included (lab/relevance/doc.go).
 func runNested(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dense, y []float64, train []int) ([]Variant, error) {
 	xtr, ytr := panel.Rows(x, y, train)
-	iso, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, kpls.SelectOptions{}, nil)
+	iso, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, kpls.SelectOptions{Isotropic: true}, nil)
 	if err != nil {
 		return nil, err
 	}

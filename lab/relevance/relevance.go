@@ -21,14 +21,14 @@ import (
 // Run is `kpls-lab relevance gen|run|table`.
 func Run(ctx context.Context, e *cli.Env, args []string) error {
 	if len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]) {
-		fs := cli.NewFlagSet("relevance", "gen|run|table [flags]",
+		fs := cli.NewFlagSet("relevance", "gen|run|default|table|sample [flags]",
 			"Measures per-feature scales (lab/relevance/doc.go): gen writes the constructed sets into a\n"+
 				"panel directory, run runs the isotropic and scaled selects on every split, table prints the\n"+
 				"summary. 'kpls-lab relevance run --help' gives run's flags.")
 		return fs.Parse(e, args)
 	}
 	if len(args) == 0 {
-		return cli.Usagef("relevance: the commands are gen (--panel DIR), run (--panel DIR --sets A,B --out F.jsonl [--ard ard.jsonl]), table (--in F.jsonl [--ard ard.jsonl]) and sample (--train F --test F)")
+		return cli.Usagef("relevance: the commands are gen (--panel DIR), run (--panel DIR --sets A,B --out F.jsonl [--ard ard.jsonl]), default (--panel DIR --sets A,B --out F.jsonl), table (--in F.jsonl [--ard ard.jsonl]) and sample (--train F --test F)")
 	}
 	switch args[0] {
 	case "gen":
@@ -82,6 +82,22 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 			return cli.Usagef("--train and --test are required, --rows ≥ 0 and --rounds ≥ 1")
 		}
 		return runSample(ctx, e, *train, *test, *target, *rows, *rounds, *seed)
+	case "default":
+		fs := cli.NewFlagSet("relevance default", "--panel DIR --sets A,B --out F.jsonl",
+			"For every split of every set: the default select (variant default, which learns feature\n"+
+				"weights where kpls.SelectOptions.Isotropic says it does) and the same with Isotropic (iso),\n"+
+				"in turn, with their held-out RMSE and wall seconds. One JSON line per split is appended to\n"+
+				"--out; lab/peer/panelpeers.py table --kpls-variant default sets it beside the peers.")
+		dir := fs.String("panel", "", "panel `directory` (required)")
+		sets := fs.String("sets", "", "comma-separated data `sets` (required)")
+		out := fs.String("out", "", "JSON-lines `file` to append to (required)")
+		if err := fs.Parse(e, args[1:]); err != nil {
+			return err
+		}
+		if *dir == "" || *sets == "" || *out == "" {
+			return cli.Usagef("--panel, --sets and --out are required")
+		}
+		return runDefault(ctx, e, *dir, strings.Split(*sets, ","), *out)
 	case "table":
 		fs := cli.NewFlagSet("relevance table", "--in F.jsonl [--ard ard.jsonl]",
 			"Prints the markdown table of lab/relevance: per set the median held-out RMSE of each variant\n"+
@@ -101,7 +117,7 @@ func Run(ctx context.Context, e *cli.Env, args []string) error {
 		}
 		return summary(e.Stdout, *in, *ard, keep)
 	}
-	return cli.Usagef("relevance: unknown command %q (gen, run, table, sample)", args[0])
+	return cli.Usagef("relevance: unknown command %q (gen, run, default, table, sample)", args[0])
 }
 
 // Record is one split's line of `relevance run`.
@@ -129,6 +145,8 @@ type Variant struct {
 	M      int       `json:"m"`
 	CV     float64   `json:"cv"`
 	RMSE   float64   `json:"rmse"`
+	// Seconds is the select's wall time (relevance default only).
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 type ardLine struct {
@@ -379,16 +397,29 @@ func runARDOnly(ctx context.Context, e *cli.Env, name string, k int, x *mat.Dens
 
 // selectVariant runs the default select (raw: on features the caller
 // standardised and scaled) and scores its predictor on the test rows.
+// It keeps the features unweighed (SelectOptions.Isotropic): the variants
+// are the rules' weights alone.
 func selectVariant(ctx context.Context, name string, xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64, raw bool) (*kpls.Selection, Variant, error) {
-	sel, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, kpls.SelectOptions{RawFeatures: raw}, nil)
+	sel, v, err := selectWith(ctx, xtr, ytr, xte, yte, kpls.SelectOptions{RawFeatures: raw, Isotropic: true})
 	if err != nil {
 		return nil, Variant{}, fmt.Errorf("%s: %w", name, err)
+	}
+	v.Name = name
+	return sel, v, nil
+}
+
+// selectWith runs a select with options so on the training rows and
+// scores its predictor on the test rows.
+func selectWith(ctx context.Context, xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64, so kpls.SelectOptions) (*kpls.Selection, Variant, error) {
+	sel, err := kpls.Select(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, so, nil)
+	if err != nil {
+		return nil, Variant{}, err
 	}
 	p, err := sel.Predictor.Predict(ctx, xte, kpls.PredictOptions{})
 	if err != nil {
-		return nil, Variant{}, fmt.Errorf("%s: %w", name, err)
+		return nil, Variant{}, err
 	}
-	return sel, Variant{Name: name, Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(), M: sel.Best.M,
+	return sel, Variant{Kernel: sel.Best.Kernel.Name(), Width: sel.Best.Width(), M: sel.Best.M,
 		CV: sel.PredictorRMSECV, RMSE: panel.RMSE(p.Yhat, yte)}, nil
 }
 

@@ -457,6 +457,9 @@ func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, re
 	for j, c := range choices {
 		o := opts
 		o.Kernel, o.Components, o.DoF, o.Criterion = c.Kernel, max(c.M, 1), kpls.DoFNone, ""
+		if c.Scaled {
+			o.Relevance = weightsOf(sel)
+		}
 		m, err := kpls.Fit(ctx, kpls.Data{X: xtr, Y: mat.NewVecDense(len(ytr), ytr)}, o, res)
 		if err != nil {
 			return nil, err
@@ -482,4 +485,16 @@ func averageBest(ctx context.Context, sel *kpls.Selection, opts kpls.Options, re
 		}
 	}
 	return avgs, nil
+}
+
+// weightsOf are the feature weights sel's scaled grid points weigh by:
+// a small set's weighed search's, or the screen's.
+func weightsOf(sel *kpls.Selection) []float64 {
+	if sel.Weighed != nil {
+		return sel.Weighed.Relevance
+	}
+	if sel.Screen != nil {
+		return sel.Screen.Relevance
+	}
+	return nil
 }
