@@ -84,7 +84,8 @@ type SelectOptions struct {
 	// cost per pass is about the same whatever the block's width up to a
 	// few vectors). Past it the search extends neither widths nor
 	// components, and warns (WarnBudget). Zero means DefaultMaxPasses.
-	// A screen's sample has a budget of its own (Screen.Passes).
+	// A screen's sample has a budget of its own (Screen.Passes); a small
+	// set's weighed search (Selection.Weighed) shares the selection's.
 	MaxPasses int
 	// DoF, Lanczos, Probes and RawFeatures are every fit's, as in
 	// Options; the folds' fits never compute DoF. An empty DoF fits the
@@ -114,7 +115,7 @@ type SelectOptions struct {
 	// kernels, by cross-validation without weights, learns a weight per
 	// feature. Below the rows a screen samples from (6,144), from 50
 	// rows on, a Gaussian process with one length scale per feature
-	// learns them by its marginal likelihood on at most 500 rows, and
+	// learns them by its marginal likelihood on at most 1,000 rows, and
 	// the grid is searched again with the features weighed; the search
 	// whose best point has the smaller RMSECV is the selection
 	// (Selection.Weighed). A screen whose sample is at most a third of
@@ -467,8 +468,12 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 			return nil, err
 		}
 	}
+	learn := sc == nil && so.learnsARD(s)
+	if learn {
+		s.after = 1 // the weighed search
+	}
 	err = s.search(scanned)
-	if err == nil && sc == nil && so.learnsARD(s) {
+	if err == nil && learn {
 		s, err = s.weighedSearch(so)
 	}
 	if err != nil {
@@ -737,7 +742,7 @@ func (s *selector) search(scanned map[string]bool) error {
 			}
 		}
 		g := s.points[p]
-		s.opts.report(StageSelect, g.kernel, s.evaluated, len(s.points))
+		s.opts.report(StageSelect, g.kernel, s.before+s.evaluated, s.before+(1+s.after)*len(s.points))
 		if err := s.evaluate(g, ts); err != nil {
 			return fmt.Errorf("%s: %w", g.label(), err)
 		}

@@ -49,6 +49,11 @@ type selector struct {
 	choosers  []*chooser
 	sels      []*Selection // each target's
 	evaluated int          // points evaluated so far (progress)
+	// Progress counts the points of every search of one selection on its
+	// rows (a small set's unweighed, then weighed): before are the points
+	// the searches before this one evaluated, after how many searches
+	// of as many points follow it.
+	before, after int
 
 	// full are the DoF criteria's fits to all rows at grid point fullAt,
 	// one per target, kept so that more components refit on their kernel

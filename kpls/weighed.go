@@ -28,9 +28,12 @@ type WeighedSearch struct {
 
 // ardRows bounds the rows the Gaussian process learns the weights on:
 // each of its steps factorises and inverts that many rows' kernel
-// matrix (about 0.4 s for 250 rows and 4 s for 500 on this machine's
-// two cores, all steps). A variable for tests.
-var ardRows = 500
+// matrix (internal/ard's BenchmarkFit: 1.1 s for 500 rows, 8 s for
+// 1,000 on this machine's two cores). On the panel, 1,000 rows against
+// 500 took 8 % off concrete_noise5's held-out error and 1–1.3 % off
+// concrete's, kin8nm3000's and carprices' (docs/scale.md, "Per-feature
+// scales on small sets"). A variable for tests.
+var ardRows = 1000
 
 // ardMinRows is the fewest rows a search learns weights on: fewer
 // rows cannot tell a scale per feature from noise.
@@ -101,6 +104,9 @@ func (s *selector) weighedSearch(so selectConfig) (*selector, error) {
 	weighed.Relevance = rel
 	w, scanned, err := newSelector(s.ctx, s.x, s.ys, weighed)
 	if err == nil {
+		// The budget of passes is the selection's: what the unweighed
+		// search left.
+		w.budget, w.before = max(0, s.budget-s.passes), s.evaluated
 		err = w.search(scanned)
 	}
 	s.passes += w.passes

@@ -18,9 +18,23 @@ func TestSmallSetLearnsRelevance(t *testing.T) {
 	ctx := context.Background()
 	x, y := relevanceData(300, 5, 11)
 	xt, yt := relevanceData(2000, 5, 12)
-	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{}, nil)
+	var reports []Progress
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{}, &Resources{Progress: func(p Progress) {
+		if p.Stage == StageSelect {
+			reports = append(reports, p)
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Progress counts the points of both searches.
+	for i, p := range reports {
+		if i > 0 && p.Done < reports[i-1].Done || p.Done >= p.Total {
+			t.Fatalf("progress report %d: %d of %d after %d", i, p.Done, p.Total, reports[max(0, i-1)].Done)
+		}
+	}
+	if last := reports[len(reports)-1]; 2*last.Done < last.Total {
+		t.Errorf("the last progress report is %d of %d: want the weighed search in the second half", last.Done, last.Total)
 	}
 	ws := sel.Weighed
 	if ws == nil || len(ws.Relevance) != 5 || ws.Rows != 300 {
