@@ -118,7 +118,8 @@ type SelectOptions struct {
 	// learns them by its marginal likelihood on at most 1,000 rows, and
 	// the grid is searched again with the features weighed; the search
 	// whose best point has the smaller RMSECV is the selection
-	// (Selection.Weighed). A screen whose sample is at most a third of
+	// (Selection.Weighed); not with more than 256 features, nor over MPI
+	// ranks. A screen whose sample is at most a third of
 	// the rows learns them on its sample instead (Screen.Relevance; the
 	// gradient of the sample's best RBF fit) and scores the grid there
 	// again with the features weighed. If that scores better, it searches the sample's
@@ -437,8 +438,10 @@ func Select(ctx context.Context, d Data, so SelectOptions, r *Resources) (*Selec
 // SelectTargets runs Select for every column of d.Y (n×q) at once: the
 // targets share every kernel matrix and every product with it (their
 // folds' fits advance in one block product), and each gets its own
-// choice of kernel, width and m, the one Select gives for its column
-// alone (to rounding; the budget of passes is shared). With
+// choice of kernel, width and m, the one Select with
+// SelectOptions.Isotropic gives for its column alone (to rounding; the
+// budget of passes is shared): several targets learn no feature
+// weights, which Select of one target may. With
 // CrossValidation.SharedKernel, one kernel and width serve all targets,
 // each with its own m. With d.TargetNames set, target t's model records
 // TargetNames[t] as its name. A cancelled search returns the selections

@@ -30,23 +30,31 @@ type WeighedSearch struct {
 // each of its steps factorises and inverts that many rows' kernel
 // matrix (internal/ard's BenchmarkFit: 1.1 s for 500 rows, 8 s for
 // 1,000 on this machine's two cores). On the panel, 1,000 rows against
-// 500 took 8 % off concrete_noise5's held-out error and 1–1.3 % off
-// concrete's, kin8nm3000's and carprices' (docs/scale.md, "Per-feature
-// scales on small sets"). A variable for tests.
+// 500 took 7.6 % off concrete_noise5's held-out error, 1.1–1.3 % off
+// concrete's and kin8nm3000's and 0.5 % off carprices'; friedman1's
+// rose 0.1 % (docs/scale.md, "Per-feature scales on small sets"). A
+// variable for tests.
 var ardRows = 1000
 
 // ardMinRows is the fewest rows a search learns weights on: fewer
-// rows cannot tell a scale per feature from noise.
-const ardMinRows = 50
+// rows cannot tell a scale per feature from noise. ardMaxFeatures is
+// the most features: each of the Gaussian process's steps costs
+// rows² × features more, and its steps grow with the features (cox2's
+// 255 features: 5–6 s a select, against 0.2 s isotropic; 500 features
+// on 300 rows took 7 s).
+const (
+	ardMinRows     = 50
+	ardMaxFeatures = 256
+)
 
 // learnsARD reports whether the search s0, which did not screen, learns
 // feature weights with a Gaussian process and searches its grid again
 // with them: one target, cross-validation without weights, standardised
-// features not weighed already, more than one of them, an RBF kernel in the grid, and fewer
+// features not weighed already, 2 to ardMaxFeatures of them, an RBF kernel in the grid, and fewer
 // rows than a screen samples from (a screened search learns its weights
 // on the sample).
 func (so *selectConfig) learnsARD(s0 *selector) bool {
-	if so.Isotropic || so.RawFeatures || so.Relevance != nil || so.scaled != nil || len(s0.ys) != 1 || s0.d < 2 || s0.n < ardMinRows || s0.n >= screenFrom ||
+	if so.Isotropic || so.RawFeatures || so.Relevance != nil || so.scaled != nil || len(s0.ys) != 1 || s0.d < 2 || s0.d > ardMaxFeatures || s0.n < ardMinRows || s0.n >= screenFrom ||
 		s0.by.criterion() != CV || so.Weights != nil || so.Comm != nil {
 		return false
 	}
@@ -104,12 +112,12 @@ func (s *selector) weighedSearch(so selectConfig) (*selector, error) {
 	weighed.Relevance = rel
 	w, scanned, err := newSelector(s.ctx, s.x, s.ys, weighed)
 	if err == nil {
-		// The budget of passes is the selection's: what the unweighed
-		// search left.
-		w.budget, w.before = max(0, s.budget-s.passes), s.evaluated
+		// One budget of passes for the selection: the weighed search
+		// counts on from the unweighed one's passes.
+		w.passes, w.before = s.passes, s.evaluated
 		err = w.search(scanned)
+		s.passes = w.passes
 	}
-	s.passes += w.passes
 	if err != nil {
 		if s.ctx.Err() != nil {
 			return s, s.ctx.Err()

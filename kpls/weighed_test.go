@@ -1,9 +1,13 @@
 package kpls
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -94,6 +98,18 @@ func TestSmallSetLearnsRelevance(t *testing.T) {
 	if !(got < 0.8*isoRMSE) {
 		t.Errorf("held-out RMSE %.4f weighed, %.4f isotropic: want the weights to pay", got, isoRMSE)
 	}
+	// Saved and loaded, the predictor keeps its weights.
+	var buf bytes.Buffer
+	if err := Save(&buf, sel.Predictor); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := rmse(ps[0], xt); after != got {
+		t.Errorf("held-out RMSE %.12g after a save and load, %.12g before", after, got)
+	}
 }
 
 // TestSmallSetRelevanceWhen: the weights are learned on at most ardRows
@@ -126,6 +142,20 @@ func TestSmallSetRelevanceWhen(t *testing.T) {
 		"no RBF": func() (*Selection, error) {
 			return Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{Kernels: []Kernel{Laplacian{}}}, nil)
 		},
+		"RawFeatures": func() (*Selection, error) {
+			return Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{RawFeatures: true}, nil)
+		},
+		"row weights": func() (*Selection, error) {
+			w := make([]float64, 300)
+			for i := range w {
+				w[i] = float64(1 + i%3)
+			}
+			return Select(ctx, Data{X: x, Y: vec(y), Weights: w}, SelectOptions{}, nil)
+		},
+		"257 features": func() (*Selection, error) {
+			wide, wy := relevanceData(60, 257, 17)
+			return Select(ctx, Data{X: wide, Y: vec(wy)}, SelectOptions{}, nil)
+		},
 		"40 rows": func() (*Selection, error) {
 			return Select(ctx, Data{X: small, Y: vec(y[:40])}, SelectOptions{}, nil)
 		},
@@ -144,5 +174,61 @@ func TestSmallSetRelevanceWhen(t *testing.T) {
 		if s.Weighed != nil || s.Best.Scaled {
 			t.Errorf("%s: weighed search %+v, best %s: want none", name, s.Weighed, s.Best.label())
 		}
+	}
+}
+
+// TestSmallSetRelevanceFails: a target constant on the rows the Gaussian
+// process learns from (a seeded sample of ardRows) cannot give weights;
+// the selection is the unweighed search with a relevance warning.
+func TestSmallSetRelevanceFails(t *testing.T) {
+	defer func(r int) { ardRows = r }(ardRows)
+	ardRows = 60
+	const n, seed = 300, 7
+	x, y := relevanceData(n, 3, 15)
+	for _, i := range rand.New(rand.NewPCG(seed, 0xa5d)).Perm(n)[:ardRows] {
+		y[i] = 0
+	}
+	sel, err := Select(context.Background(), Data{X: x, Y: vec(y)}, SelectOptions{Seed: seed}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned bool
+	for _, w := range sel.Warnings {
+		warned = warned || w.Code == WarnRelevance
+	}
+	if sel.Weighed != nil || sel.Best.Scaled || !warned {
+		t.Errorf("weighed %+v, best %s, warnings %v: want the unweighed search and a relevance warning", sel.Weighed, sel.Best.label(), sel.Warnings)
+	}
+}
+
+// TestSmallSetRelevanceBudget: the weighed search counts its passes on
+// from the unweighed one's against the selection's one budget, and a
+// budget it spends is named as the budget asked for.
+func TestSmallSetRelevanceBudget(t *testing.T) {
+	ctx := context.Background()
+	x, y := relevanceData(300, 4, 16)
+	iso, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{Isotropic: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := iso.Passes + 20 // the final fits' passes included: the weighed search gets fewer
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{MaxPasses: budget}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Weighed == nil {
+		t.Fatal("no weighed search")
+	}
+	spent := false
+	for _, w := range sel.Warnings {
+		if w.Code == WarnBudget {
+			spent = true
+			if !strings.Contains(w.Message, fmt.Sprintf("budget of %d passes", budget)) {
+				t.Errorf("budget warning %q: want the budget of %d passes asked for", w.Message, budget)
+			}
+		}
+	}
+	if !spent {
+		t.Errorf("no budget warning with %d passes, %d spent", budget, sel.Passes)
 	}
 }

@@ -93,7 +93,7 @@ func parseFitFlags(e *cli.Env, args []string) (*fitConfig, error) {
 	fs.StringVar(&cfg.modelOut, "model", "", "save the fitted model to this `file` for kpls predict")
 	cfg.keep.Register(fs)
 	crit := fs.String("criterion", string(kpls.DefaultFitCriterion), "criterion for the m that the saved model predicts with: gcv, bic, aic or gmdl")
-	relevance := fs.String("relevance", "", "comma-separated `weights` of the standardised features, one per feature, each > 0 (what kpls select learns on its screen's sample; kpls inspect prints a model's); empty weighs every feature 1")
+	relevance := fs.String("relevance", "", "comma-separated `weights` of the standardised features, one per feature, each > 0 (what kpls select learns; kpls inspect prints a model's); empty weighs every feature 1")
 	cfg.c.Register(fs, true)
 	if err := fs.Parse(e, args); err != nil {
 		return nil, err

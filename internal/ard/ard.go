@@ -12,8 +12,10 @@ import (
 )
 
 // The bounds of the search, in standardised units and the target's
-// variance (those of scikit-learn's defaults for the length scales): a
-// parameter past its bound is held there, its gradient zero.
+// variance: the length scales' are those lab/relevance/ardgp.py gives
+// scikit-learn's ARD GP (its own defaults are 1e-5 to 1e5), the noise's
+// keep the matrix well conditioned. A parameter past its bound is held
+// there, its gradient zero.
 const (
 	minScale, maxScale   = 1e-2, 1e3
 	minSignal, maxSignal = 1e-5, 1e5
