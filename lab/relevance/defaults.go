@@ -23,28 +23,13 @@ import (
 // variant's wall seconds.
 func runDefault(ctx context.Context, e *cli.Env, dir string, sets []string, out string) error {
 	for _, name := range sets {
-		t, err := readTable(filepath.Join(dir, name+".csv"))
+		t, x, y, err := readSet(dir, name)
 		if err != nil {
 			return err
 		}
-		n, d := len(t.rows), len(t.header)-1
-		x := mat.NewDense(n, d, nil)
-		y := make([]float64, n)
-		for i, r := range t.rows {
-			x.SetRow(i, r[:d])
-			y[i] = r[d]
-		}
-		for k := 0; ; k++ {
-			sd := filepath.Join(dir, name+".splits")
-			trPath := filepath.Join(sd, fmt.Sprintf("split-%d.train", k))
-			if _, err := os.Stat(trPath); err != nil {
-				break
-			}
-			train, err := panel.ReadIndices(trPath, n)
-			if err != nil {
-				return err
-			}
-			test, err := panel.ReadIndices(filepath.Join(sd, fmt.Sprintf("split-%d.test", k)), n)
+		n, d := x.Dims()
+		for k := 0; hasSplit(dir, name, k); k++ {
+			train, test, err := readSplit(dir, name, k, n)
 			if err != nil {
 				return err
 			}
@@ -100,4 +85,38 @@ func appendLine(path string, b []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readSet reads set name of the panel directory dir: its table, the
+// features (every column but the last) and the target (the last).
+func readSet(dir, name string) (*table, *mat.Dense, []float64, error) {
+	t, err := readTable(filepath.Join(dir, name+".csv"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n, d := len(t.rows), len(t.header)-1
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i, r := range t.rows {
+		x.SetRow(i, r[:d])
+		y[i] = r[d]
+	}
+	return t, x, y, nil
+}
+
+// hasSplit reports whether set name has a split k in dir.
+func hasSplit(dir, name string, k int) bool {
+	_, err := os.Stat(filepath.Join(dir, name+".splits", fmt.Sprintf("split-%d.train", k)))
+	return err == nil
+}
+
+// readSplit reads split k of set name (n rows): its training and test
+// rows.
+func readSplit(dir, name string, k, n int) (train, test []int, err error) {
+	sd := filepath.Join(dir, name+".splits")
+	if train, err = panel.ReadIndices(filepath.Join(sd, fmt.Sprintf("split-%d.train", k)), n); err != nil {
+		return nil, nil, err
+	}
+	test, err = panel.ReadIndices(filepath.Join(sd, fmt.Sprintf("split-%d.test", k)), n)
+	return train, test, err
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -227,21 +226,13 @@ func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPat
 		return err
 	}
 	for _, name := range sets {
-		t, err := readTable(filepath.Join(dir, name+".csv"))
+		t, x, y, err := readSet(dir, name)
 		if err != nil {
 			return err
 		}
-		n, d := len(t.rows), len(t.header)-1
-		x := mat.NewDense(n, d, nil)
-		y := make([]float64, n)
-		for i, r := range t.rows {
-			x.SetRow(i, r[:d])
-			y[i] = r[d]
-		}
+		n, d := x.Dims()
 		for k := 0; maxSplits == 0 || k < maxSplits; k++ {
-			sd := filepath.Join(dir, name+".splits")
-			trPath := filepath.Join(sd, fmt.Sprintf("split-%d.train", k))
-			if _, err := os.Stat(trPath); err != nil {
+			if !hasSplit(dir, name, k) {
 				break
 			}
 			key := fmt.Sprintf("%s/%d", name, k)
@@ -255,11 +246,7 @@ func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPat
 			if done && !needARD && !needNested {
 				continue
 			}
-			train, err := panel.ReadIndices(trPath, n)
-			if err != nil {
-				return err
-			}
-			test, err := panel.ReadIndices(filepath.Join(sd, fmt.Sprintf("split-%d.test", k)), n)
+			train, test, err := readSplit(dir, name, k, n)
 			if err != nil {
 				return err
 			}
@@ -290,15 +277,7 @@ func run(ctx context.Context, e *cli.Env, dir string, sets []string, out, ardPat
 			if err != nil {
 				return err
 			}
-			f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return err
-			}
-			if _, err := f.Write(append(b, '\n')); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
+			if err := appendLine(out, b); err != nil {
 				return err
 			}
 		}
