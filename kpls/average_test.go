@@ -180,27 +180,7 @@ func TestSelectAverageStacked(t *testing.T) {
 		t.Fatalf("%d candidates: want a choice to make", len(cands))
 	}
 	n := len(y)
-	oof := mat.NewDense(n, len(cands), nil)
-	perm := rand.New(rand.NewPCG(4, 0x6376)).Perm(n)
-	for f := range DefaultFolds {
-		lo, hi := f*n/DefaultFolds, (f+1)*n/DefaultFolds
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		xtr, ytr := rowsOf(xs, y, train)
-		xte, _ := rowsOf(xs, y, perm[lo:hi])
-		for j, c := range cands {
-			m, err := Fit(ctx, Data{X: xtr, Y: vec(ytr)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := m.predictAt(ctx, xte, c.M)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, row := range perm[lo:hi] {
-				oof.Set(row, j, p[i])
-			}
-		}
-	}
+	oof := oofByHand(t, func(SelectionRow) *mat.Dense { return xs }, y, cands, 4)
 	w, err := stacking.Weights(oof, y)
 	if err != nil {
 		t.Fatal(err)
@@ -486,4 +466,37 @@ func TestRideNeverAlone(t *testing.T) {
 		}
 		b.grow(4, []int{0})
 	}
+}
+
+// oofByHand are the candidates' out-of-fold predictions at their m over
+// Select's default folds for seed (written out as in
+// TestCrossValidationByHand), each fitted to the features featuresOf
+// gives it, as they are (RawFeatures).
+func oofByHand(t *testing.T, featuresOf func(SelectionRow) *mat.Dense, y []float64, cands []SelectionRow, seed uint64) *mat.Dense {
+	t.Helper()
+	ctx := context.Background()
+	n := len(y)
+	oof := mat.NewDense(n, len(cands), nil)
+	perm := rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	for f := range DefaultFolds {
+		lo, hi := f*n/DefaultFolds, (f+1)*n/DefaultFolds
+		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+		for j, c := range cands {
+			xs := featuresOf(c)
+			xtr, ytr := rowsOf(xs, y, train)
+			xte, _ := rowsOf(xs, y, perm[lo:hi])
+			m, err := Fit(ctx, Data{X: xtr, Y: vec(ytr)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.predictAt(ctx, xte, c.M)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, row := range perm[lo:hi] {
+				oof.Set(row, j, p[i])
+			}
+		}
+	}
+	return oof
 }

@@ -1041,8 +1041,9 @@ func widthRange(grid []gridPoint, g gridPoint) (lo, hi float64) {
 }
 
 // meanCandidate is a grid point p of the mean other than the best, at
-// its chosen m.
+// its chosen m, of the search from: the selector's own or its rival's.
 type meanCandidate struct {
+	from   *selector
 	p, m   int
 	score  float64
 	weight float64 // its stacking weight (AverageStacked)
@@ -1052,20 +1053,26 @@ type meanCandidate struct {
 // best, in order of RMSECV: the grid points whose choice scores within
 // the averaging margin of the best's RMSECV (AverageAll), or those of
 // them that stacking weighs (AverageStacked: see stackedMembers); none
-// without CrossValidation.AverageWithin.
+// without CrossValidation.AverageWithin. The rival search's points, on
+// the same rows and folds, are candidates too.
 func (s *selector) meanCandidates(t, bestPoint int, bestRMSECV float64) ([]meanCandidate, float64, []Warning) {
 	if !(s.avgWithin > 0) {
 		return nil, 1, nil
 	}
 	var cs []meanCandidate
-	for p, rs := range s.results {
-		r := rs[t]
-		if p == bestPoint || r == nil || r.choice < 0 {
+	for _, from := range []*selector{s, s.rival} {
+		if from == nil {
 			continue
 		}
-		row := r.rows[r.choice]
-		if row.RMSECV <= (1+s.avgWithin)*bestRMSECV {
-			cs = append(cs, meanCandidate{p: p, m: row.M, score: row.RMSECV})
+		for p, rs := range from.results {
+			r := rs[t]
+			if (from == s && p == bestPoint) || r == nil || r.choice < 0 {
+				continue
+			}
+			row := r.rows[r.choice]
+			if row.RMSECV <= (1+s.avgWithin)*bestRMSECV {
+				cs = append(cs, meanCandidate{from: from, p: p, m: row.M, score: row.RMSECV})
+			}
 		}
 	}
 	slices.SortStableFunc(cs, func(a, b meanCandidate) int { return cmp.Compare(a.score, b.score) })
@@ -1087,13 +1094,9 @@ func (s *selector) meanCandidates(t, bestPoint int, bestRMSECV float64) ([]meanC
 // whatever its weight. Weighted cross-validation fits its folds one by
 // one and keeps no out-of-fold predictions: an error says so.
 func (s *selector) stackedMembers(t, bestPoint int, cs []meanCandidate) ([]meanCandidate, float64, error) {
-	pts := append([]int{bestPoint}, make([]int, len(cs))...)
-	for i, c := range cs {
-		pts[i+1] = c.p
-	}
-	preds := mat.NewDense(s.n, len(pts), nil)
-	for j, p := range pts {
-		oof := s.results[p][t].oof
+	preds := mat.NewDense(s.n, 1+len(cs), nil)
+	for j, c := range append([]meanCandidate{{from: s, p: bestPoint}}, cs...) {
+		oof := c.from.results[c.p][t].oof
 		if oof == nil {
 			return nil, 0, errors.New("stacking needs the folds' predictions, which weighted cross-validation does not keep")
 		}
@@ -1130,7 +1133,11 @@ func (s *selector) average(t, bestPoint int, sel *Selection) error {
 		}
 	}
 	for _, c := range cands {
-		m, _, err := s.final(t, s.points[c.p], c.m, c.m, nil, nil, true)
+		passes := c.from.passes
+		m, _, err := c.from.final(t, c.from.points[c.p], c.m, c.m, nil, nil, true)
+		if c.from != s {
+			s.passes += c.from.passes - passes
+		}
 		if err != nil {
 			return err
 		}
@@ -1160,13 +1167,10 @@ func (a *Averaging) UnmarshalText(b []byte) error {
 // out-of-fold predictions of the best point and the candidates cs at
 // their choices, NaN if one of them kept none.
 func (s *selector) meanRMSECV(t, bestPoint int, cs []meanCandidate) float64 {
-	pts := []int{bestPoint}
-	for _, c := range cs {
-		pts = append(pts, c.p)
-	}
+	pts := append([]meanCandidate{{from: s, p: bestPoint}}, cs...)
 	mean := make([]float64, s.n)
-	for _, p := range pts {
-		oof := s.results[p][t].oof
+	for _, c := range pts {
+		oof := c.from.results[c.p][t].oof
 		if oof == nil {
 			return math.NaN()
 		}

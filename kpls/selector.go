@@ -54,6 +54,10 @@ type selector struct {
 	// the searches before this one evaluated, after how many searches
 	// of as many points follow it.
 	before, after int
+	// rival is the other search of a small set's two (unweighed and
+	// weighed) on the same rows and folds, when this one won: its points
+	// may join this one's mean.
+	rival *selector
 
 	// full are the DoF criteria's fits to all rows at grid point fullAt,
 	// one per target, kept so that more components refit on their kernel

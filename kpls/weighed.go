@@ -127,10 +127,11 @@ func (s *selector) weighedSearch(so selectConfig) (*selector, error) {
 	}
 	rec := &WeighedSearch{Relevance: rel, Rows: rows, Unweighed: s.sels[0].Best, Weighed: w.sels[0].Best}
 	rec.Chosen = w.choosers[0].bestScore < s.choosers[0].bestScore
-	win := s
+	win, rival := s, w
 	if rec.Chosen {
-		win = w
+		win, rival = w, s
 	}
+	win.rival = rival
 	win.passes = s.passes
 	for t, sel := range win.sels {
 		unw, wei := s.sels[t], w.sels[t]

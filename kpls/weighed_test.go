@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kpls-go/kpls/internal/stacking"
 )
 
 // TestSmallSetLearnsRelevance: below a screen's rows, the default search
@@ -230,5 +232,99 @@ func TestSmallSetRelevanceBudget(t *testing.T) {
 	}
 	if !spent {
 		t.Errorf("no budget warning with %d passes, %d spent", budget, sel.Passes)
+	}
+}
+
+// TestSmallSetMeanMixesSearches: the stacked mean of a small set's
+// selection weighs the grid points of both searches, unweighed and
+// weighed, on their shared folds. Its members and weights must be those
+// of stacking the candidates' out-of-fold predictions computed by hand,
+// each on its own features (standardised, or standardised and weighed
+// by the learned weights), and it must predict the equal mean of plain
+// fits at its members.
+func TestSmallSetMeanMixesSearches(t *testing.T) {
+	ctx := context.Background()
+	x, y := gaussData(120, 3, 5) // every feature matters
+	z, _ := gaussData(15, 3, 23)
+	sel, err := Select(ctx, Data{X: x, Y: vec(y)}, SelectOptions{Seed: 6, Widths: []float64{0.5, 1.5, 4, 12}, MaxComponents: 8, By: CrossValidation{AverageWithin: 0.25}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := sel.Weighed
+	if ws == nil {
+		t.Fatal("no weights learned")
+	}
+	// Each point's features: standardised, and weighed if it is scaled.
+	weightsOf := func(c SelectionRow) []float64 {
+		if c.Scaled {
+			return ws.Relevance
+		}
+		return []float64{1, 1, 1}
+	}
+	featuresOf := func(c SelectionRow) *mat.Dense { return standardisedTimes(x, x, weightsOf(c)) }
+	same := func(a, b SelectionRow) bool { return a.Kernel == b.Kernel && a.Scaled == b.Scaled }
+	cands := []SelectionRow{sel.Best}
+	for _, c := range sel.Choices {
+		if !same(c, sel.Best) && c.RMSECV <= 1.25*sel.Best.RMSECV {
+			cands = append(cands, c)
+		}
+	}
+	w, err := stacking.Weights(oofByHand(t, featuresOf, y, cands, 6), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	scaled := 0
+	for j := range cands {
+		if j == 0 || w[j] >= 0.005 {
+			want = append(want, j)
+			if cands[j].Scaled {
+				scaled++
+			}
+		}
+	}
+	t.Logf("candidates %d, members by hand %d (%d weighed), weights %.3f", len(cands), len(want), scaled, w)
+	if scaled == 0 || scaled == len(want) {
+		t.Fatalf("members by hand: %d of %d weighed; the test needs both searches' points in the mean", scaled, len(want))
+	}
+	ms := sel.mean().Members()
+	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
+		t.Fatalf("%d members with %d weights; by hand %d", len(ms), len(sel.MeanWeights), len(want))
+	}
+	pred := make([]float64, z.RawMatrix().Rows)
+	for _, j := range want {
+		c := cands[j]
+		found := false
+		for i, m := range ms {
+			if m.Options().Kernel == c.Kernel && (m.Options().Relevance != nil) == c.Scaled && m.Chosen().M == c.M {
+				found = true
+				if math.Abs(sel.MeanWeights[i]-w[j]) > 1e-6 {
+					t.Errorf("%s: weight %v, by hand %v", c.label(), sel.MeanWeights[i], w[j])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s (m = %d) is not a member", c.label(), c.M)
+		}
+		plain, err := Fit(ctx, Data{X: featuresOf(c), Y: vec(y)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plain.predictAt(ctx, standardisedTimes(x, z, weightsOf(c)), c.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range p {
+			pred[i] += v / float64(len(want))
+		}
+	}
+	got, err := sel.mean().predict(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if d := math.Abs(got[i] - pred[i]); d > 1e-9*math.Max(1, math.Abs(pred[i])) {
+			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
+		}
 	}
 }
