@@ -188,3 +188,20 @@ func TestSelectRelevanceSmall(t *testing.T) {
 		t.Errorf("--relevance off: exit %d, %s\n%s", code, errs, out)
 	}
 }
+
+// TestRelevanceBrief: the summary lists every weight of up to ten
+// features in their order, and of more the eight heaviest, heaviest
+// first, and the range of the rest.
+func TestRelevanceBrief(t *testing.T) {
+	var rs []relevanceJSON
+	for j := range 12 {
+		rs = append(rs, relevanceJSON{Feature: fmt.Sprintf("f%d", j), Weight: float64(j%6+1) / 6})
+	}
+	want := "f5 1.00, f11 1.00, f4 0.83, f10 0.83, f3 0.67, f9 0.67, f2 0.50, f8 0.50 and 4 more from 0.17 to 0.33 (--json and kpls inspect list every weight)"
+	if got := relevanceBrief(rs); got != want {
+		t.Errorf("twelve features:\n got %s\nwant %s", got, want)
+	}
+	if got, want := relevanceBrief(rs[:3]), "f0 0.17, f1 0.33, f2 0.50"; got != want {
+		t.Errorf("three features: got %s, want %s", got, want)
+	}
+}

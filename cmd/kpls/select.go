@@ -191,6 +191,24 @@ func relevanceList(rs []relevanceJSON) string {
 	return strings.Join(parts, ", ")
 }
 
+// briefFeatures is how many weights the summary lists by name: wider
+// data lists its heaviest weights and the range of the rest.
+const briefFeatures = 10
+
+// relevanceBrief is relevanceList for the summary: every weight up to
+// briefFeatures features, else the heaviest ones, heaviest first, and
+// the range of the others (a 255-feature list would bury the answer).
+func relevanceBrief(rs []relevanceJSON) string {
+	if len(rs) <= briefFeatures {
+		return relevanceList(rs)
+	}
+	sorted := slices.Clone(rs)
+	slices.SortStableFunc(sorted, func(a, b relevanceJSON) int { return cmp.Compare(b.Weight, a.Weight) })
+	top, rest := sorted[:briefFeatures-2], sorted[briefFeatures-2:]
+	return fmt.Sprintf("%s and %d more from %.2f to %.2f (--json and kpls inspect list every weight)",
+		relevanceList(top), len(rest), rest[len(rest)-1].Weight, rest[0].Weight)
+}
+
 // scaledSearch says what the second round did with the weights.
 func scaledSearch(sc *screenJSON) string {
 	c := sc.Check
@@ -685,7 +703,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		fmt.Fprintf(w, "screened   the grid on a sample of %d rows first (%s): all rows searched its best points, %s, and dropped %s (--screen off searches every point on all rows)\n",
 			sc.Rows, count(sc.Passes, "pass"), searched, count(len(sc.Dropped), "other point"))
 		if sc.Relevance != nil {
-			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceList(sc.Relevance), scaledSearch(sc))
+			fmt.Fprintf(w, "relevance  learned on the sample: %s; %s (--relevance off weighs every feature alike)\n", relevanceBrief(sc.Relevance), scaledSearch(sc))
 		}
 	}
 	if ws := weighedOf(sel); ws != nil {
@@ -694,7 +712,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 			which = "weighed"
 		}
 		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows: %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the model is %s (--relevance off weighs every feature alike)\n",
-			ws.Rows, relevanceList(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which)
+			ws.Rows, relevanceBrief(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which)
 	}
 	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
 		var parts []string
