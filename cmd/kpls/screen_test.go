@@ -190,8 +190,8 @@ func TestSelectRelevanceSmall(t *testing.T) {
 }
 
 // TestRelevanceBrief: the summary lists every weight of up to ten
-// features in their order, and of more the eight heaviest, heaviest
-// first, and the range of the rest.
+// features in their order, and of more the eight heaviest above the
+// least weight, heaviest first, and the range of the rest.
 func TestRelevanceBrief(t *testing.T) {
 	var rs []relevanceJSON
 	for j := range 12 {
@@ -200,6 +200,13 @@ func TestRelevanceBrief(t *testing.T) {
 	want := "f5 1.00, f11 1.00, f4 0.83, f10 0.83, f3 0.67, f9 0.67, f2 0.50, f8 0.50 and 4 more from 0.17 to 0.33 (--json and kpls inspect list every weight)"
 	if got := relevanceBrief(rs); got != want {
 		t.Errorf("twelve features:\n got %s\nwant %s", got, want)
+	}
+	floor := []relevanceJSON{{"a", 0.01}, {"b", 1}, {"c", 0.01}, {"d", 0.6}}
+	for range 10 {
+		floor = append(floor, relevanceJSON{"e", 0.01})
+	}
+	if got, want := relevanceBrief(floor), "b 1.00, d 0.60 and 12 more at 0.01 (--json and kpls inspect list every weight)"; got != want {
+		t.Errorf("most at the floor:\n got %s\nwant %s", got, want)
 	}
 	if got, want := relevanceBrief(rs[:3]), "f0 0.17, f1 0.33, f2 0.50"; got != want {
 		t.Errorf("three features: got %s, want %s", got, want)

@@ -196,17 +196,31 @@ func relevanceList(rs []relevanceJSON) string {
 const briefFeatures = 10
 
 // relevanceBrief is relevanceList for the summary: every weight up to
-// briefFeatures features, else the heaviest ones, heaviest first, and
-// the range of the others (a 255-feature list would bury the answer).
+// briefFeatures features, else the heaviest ones above the least weight,
+// heaviest first, and the range of the others (a 255-feature list would
+// bury the answer).
 func relevanceBrief(rs []relevanceJSON) string {
 	if len(rs) <= briefFeatures {
 		return relevanceList(rs)
 	}
 	sorted := slices.Clone(rs)
 	slices.SortStableFunc(sorted, func(a, b relevanceJSON) int { return cmp.Compare(b.Weight, a.Weight) })
-	top, rest := sorted[:briefFeatures-2], sorted[briefFeatures-2:]
-	return fmt.Sprintf("%s and %d more from %.2f to %.2f (--json and kpls inspect list every weight)",
-		relevanceList(top), len(rest), rest[len(rest)-1].Weight, rest[0].Weight)
+	// The heaviest, but none of those at the least weight (the floor, on
+	// wide data most of them).
+	k := 0
+	for k < briefFeatures-2 && sorted[k].Weight > sorted[len(sorted)-1].Weight {
+		k++
+	}
+	top, rest := sorted[:k], sorted[k:]
+	lo, hi := rest[len(rest)-1].Weight, rest[0].Weight
+	others := fmt.Sprintf("%d more from %.2f to %.2f", len(rest), lo, hi)
+	if fmt.Sprintf("%.2f", lo) == fmt.Sprintf("%.2f", hi) {
+		others = fmt.Sprintf("%d more at %.2f", len(rest), lo)
+	}
+	if len(top) > 0 {
+		others = relevanceList(top) + " and " + others
+	}
+	return others + " (--json and kpls inspect list every weight)"
 }
 
 // scaledSearch says what the second round did with the weights.
