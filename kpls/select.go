@@ -531,6 +531,7 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 			}
 		}
 	}
+	s.rival = nil // its kernel matrix and fits are not needed any more
 	for _, sel := range s.sels {
 		sel.Passes, sel.RaceMargin = s.passes, s.race
 	}
@@ -1118,7 +1119,8 @@ func (s *selector) stackedMembers(t, bestPoint int, cs []meanCandidate) ([]meanC
 
 // average sets sel.Predictor for target t to the mean of: its model at the best grid
 // point, then one fitted to all rows at each other grid point whose
-// choice scores within the margin, in order of RMSECV.
+// choice scores within the margin (of this search or its rival's, each
+// fitted by its own search), in order of RMSECV.
 func (s *selector) average(t, bestPoint int, sel *Selection) error {
 	members := []*Model{sel.Model}
 	cands, bestWeight, warns := s.meanCandidates(t, bestPoint, sel.Best.RMSECV)

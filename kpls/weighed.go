@@ -11,9 +11,10 @@ import (
 // standardised features weighed by the length scales of a Gaussian
 // process with one scale per feature (automatic relevance
 // determination), fitted by its marginal likelihood to at most ardRows
-// rows of the set. The selection is the search, unweighed or weighed,
-// whose best point has the smaller RMSECV; its Table and Choices hold
-// both searches' rows, the weighed ones marked Scaled.
+// rows of the set. The selection's best point is that of the search,
+// unweighed or weighed, whose best point has the smaller RMSECV; its
+// mean may take points of both; its Table and Choices hold both
+// searches' rows, the weighed ones marked Scaled.
 type WeighedSearch struct {
 	// Relevance are the feature weights, min ℓ / ℓ_j (the largest 1, none
 	// below 0.01), learned on Rows rows (a seeded sample of the set where
@@ -21,7 +22,7 @@ type WeighedSearch struct {
 	Relevance []float64
 	Rows      int
 	// Unweighed and Weighed are each search's best point, Chosen whether
-	// the weighed one won (and Model and Predictor are its).
+	// the weighed one won (and Model is its).
 	Unweighed, Weighed SelectionRow
 	Chosen             bool
 }

@@ -269,7 +269,8 @@ func TestSmallSetMeanMixesSearches(t *testing.T) {
 			cands = append(cands, c)
 		}
 	}
-	w, err := stacking.Weights(oofByHand(t, featuresOf, y, cands, 6), y)
+	oof := oofByHand(t, featuresOf, y, cands, 6)
+	w, err := stacking.Weights(oof, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,5 +327,18 @@ func TestSmallSetMeanMixesSearches(t *testing.T) {
 		if d := math.Abs(got[i] - pred[i]); d > 1e-9*math.Max(1, math.Abs(pred[i])) {
 			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
 		}
+	}
+	// PredictorRMSECV: the RMSE of the equal mean of the members'
+	// out-of-fold predictions by hand.
+	var press float64
+	for i := range y {
+		var f float64
+		for _, j := range want {
+			f += oof.At(i, j) / float64(len(want))
+		}
+		press += (y[i] - f) * (y[i] - f)
+	}
+	if cv := math.Sqrt(press / float64(len(y))); math.Abs(sel.PredictorRMSECV-cv) > 1e-8*cv {
+		t.Errorf("PredictorRMSECV %v, by hand %v", sel.PredictorRMSECV, cv)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,7 +181,7 @@ func TestSelectRelevanceSmall(t *testing.T) {
 		t.Errorf("%d of %d table rows scaled: want both searches' rows", scaled, len(doc.Table))
 	}
 	_, text, _ := kplsRun(t, "select", "--data", data, "--progress=off")
-	if !strings.Contains(text, "relevance  learned by a Gaussian process with a length scale per feature on 240 rows: signal 1.00, ") || !strings.Contains(text, "so the model is weighed") {
+	if !strings.Contains(text, "relevance  learned by a Gaussian process with a length scale per feature on 240 rows: signal 1.00, ") || !strings.Contains(text, "so the best point is weighed") {
 		t.Errorf("summary:\n%s", text)
 	}
 	code, out, errs = kplsRun(t, "select", "--data", data, "--json", "--progress=off", "--relevance", "off")
@@ -197,7 +198,7 @@ func TestRelevanceBrief(t *testing.T) {
 	for j := range 12 {
 		rs = append(rs, relevanceJSON{Feature: fmt.Sprintf("f%d", j), Weight: float64(j%6+1) / 6})
 	}
-	want := "f5 1.00, f11 1.00, f4 0.83, f10 0.83, f3 0.67, f9 0.67, f2 0.50, f8 0.50 and 4 more from 0.17 to 0.33 (--json and kpls inspect list every weight)"
+	want := "f5 1.00, f11 1.00, f4 0.83, f10 0.83, f3 0.67, f9 0.67, f2 0.50, f8 0.50 and 4 more from 0.17 to 0.33 (--json lists every weight)"
 	if got := relevanceBrief(rs); got != want {
 		t.Errorf("twelve features:\n got %s\nwant %s", got, want)
 	}
@@ -205,8 +206,12 @@ func TestRelevanceBrief(t *testing.T) {
 	for range 10 {
 		floor = append(floor, relevanceJSON{"e", 0.01})
 	}
-	if got, want := relevanceBrief(floor), "b 1.00, d 0.60 and 12 more at 0.01 (--json and kpls inspect list every weight)"; got != want {
+	if got, want := relevanceBrief(floor), "b 1.00, d 0.60 and 12 more at 0.01 (--json lists every weight)"; got != want {
 		t.Errorf("most at the floor:\n got %s\nwant %s", got, want)
+	}
+	alike := append(slices.Clone(floor[4:]), floor[0], floor[2])
+	if got, want := relevanceBrief(alike), "all 12 at 0.01 (--json lists every weight)"; got != want {
+		t.Errorf("every weight alike: got %s, want %s", got, want)
 	}
 	if got, want := relevanceBrief(rs[:3]), "f0 0.17, f1 0.33, f2 0.50"; got != want {
 		t.Errorf("three features: got %s, want %s", got, want)

@@ -214,13 +214,16 @@ func relevanceBrief(rs []relevanceJSON) string {
 	top, rest := sorted[:k], sorted[k:]
 	lo, hi := rest[len(rest)-1].Weight, rest[0].Weight
 	others := fmt.Sprintf("%d more from %.2f to %.2f", len(rest), lo, hi)
-	if fmt.Sprintf("%.2f", lo) == fmt.Sprintf("%.2f", hi) {
+	switch {
+	case k == 0:
+		others = fmt.Sprintf("all %d at %.2f", len(rest), lo)
+	case fmt.Sprintf("%.2f", lo) == fmt.Sprintf("%.2f", hi):
 		others = fmt.Sprintf("%d more at %.2f", len(rest), lo)
 	}
 	if len(top) > 0 {
 		others = relevanceList(top) + " and " + others
 	}
-	return others + " (--json and kpls inspect list every weight)"
+	return others + " (--json lists every weight)"
 }
 
 // scaledSearch says what the second round did with the weights.
@@ -454,7 +457,7 @@ func (cfg *selectConfig) register(fs *cli.FlagSet) selectFlags {
 	f.averageBy = fs.String("average-by", string(kpls.AverageStacked), "which grid points within --average-within the mean averages, besides the best: `stacked` (those that stacked regression, non-negative weights summing to one fitted to the folds' predictions, weighs by half a percent or more) or all; none is --average-within 0")
 	fs.IntVar(&cfg.so.MaxComponents, "max-components", 0, "extend the components up to `M` (0: what the data allow)")
 	f.screen = fs.String("screen", "auto", "score the grid first on a seeded sample of rows and search on all rows only its best points (the two best and each other kernel's best, within 15 % of the best RMSECV on the sample): `auto|off|ROWS`, auto being n/8 rows (at least 2048) from 6144 rows on with --criterion cv, not with --weights")
-	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature (one target, standardised features, rbf among --kernels, cross-validation). Below 6,144 rows (from 50, up to 256 features, without --weights, one process) a Gaussian process with a length scale per feature learns them on at most 1,000 rows, the grid is searched again with the features weighed, and the search with the smaller best RMSECV is kept. A screen whose sample is at most a third of the rows learns them there (the gradient of its best rbf fit) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
+	f.relevance = fs.String("relevance", "auto", "`auto|off`: auto learns a weight per feature (one target, standardised features, rbf among --kernels, cross-validation). Below 6,144 rows (from 50, up to 256 features, without --weights, one process) a Gaussian process with a length scale per feature learns them on at most 1,000 rows, the grid is searched again with the features weighed, the search with the smaller best RMSECV is kept, and its mean may take points of both. A screen whose sample is at most a third of the rows learns them there (the gradient of its best rbf fit) and, if the weighed grid scores better there and its best point scores better weighed on as many other rows, searches the weighed points on all rows instead of the unweighed ones; off weighs every feature alike")
 	f.race = fs.String("race", "auto", "`auto|off`: auto races the points a screen keeps on all rows, the sample's best first, and stops a point once its least RMSECV is more than 15 % above the best point's over the same m (once that m is half the best's choice, and the gap not closing since half the m); off searches each to its own choice of m")
 	fs.IntVar(&cfg.so.MaxPasses, "max-passes", kpls.DefaultMaxPasses, "the search's budget of `passes` over the kernel matrix (a build, or one product with a block of vectors)")
 	fs.StringVar(&cfg.modelOut, "model", "", "save the chosen model to this `file` for kpls predict")
@@ -725,8 +728,20 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 		if ws.Chosen {
 			which = "weighed"
 		}
-		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows: %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the model is %s (--relevance off weighs every feature alike)\n",
-			ws.Rows, relevanceBrief(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which)
+		mixed := ""
+		if m, ok := sel.Predictor.(*kpls.Mean); ok {
+			weighed := 0
+			for _, mm := range m.Members() {
+				if mm.Options().Relevance != nil {
+					weighed++
+				}
+			}
+			if n := len(m.Members()); weighed > 0 && weighed < n {
+				mixed = fmt.Sprintf(", and the mean takes points of both searches (%d of %d weighed)", weighed, n)
+			}
+		}
+		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows: %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the best point is %s%s (--relevance off weighs every feature alike)\n",
+			ws.Rows, relevanceBrief(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which, mixed)
 	}
 	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
 		var parts []string
