@@ -179,89 +179,36 @@ func TestSelectAverageStacked(t *testing.T) {
 	if len(cands) < 3 {
 		t.Fatalf("%d candidates: want a choice to make", len(cands))
 	}
-	n := len(y)
 	oof := oofByHand(t, func(SelectionRow) *mat.Dense { return xs }, y, cands, 4)
 	w, err := stacking.Weights(oof, y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []SelectionRow
-	var wantW []float64
-	for j, c := range cands {
+	var want []int
+	for j := range cands {
 		if j == 0 || w[j] >= 0.005 {
-			want, wantW = append(want, c), append(wantW, w[j])
+			want = append(want, j)
 		}
-	}
-	ms := sel.mean().Members()
-	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
-		t.Fatalf("%d members with %d weights; by hand %d (weights %v)", len(ms), len(sel.MeanWeights), len(want), w)
 	}
 	if len(want) < 3 || len(want) == len(cands) {
 		t.Errorf("stacking kept %d of %d candidates: the test needs a choice among several", len(want), len(cands))
 	}
-	pred := make([]float64, z.RawMatrix().Rows)
-	for _, c := range want {
-		found := false
-		for i, m := range ms {
-			if m.Options().Kernel == c.Kernel && m.Chosen().M == c.M {
-				found = true
-				for k, wc := range cands {
-					if wc.Kernel == c.Kernel && math.Abs(sel.MeanWeights[i]-w[k]) > 1e-6 {
-						t.Errorf("%v: weight %v, by hand %v", c.Kernel, sel.MeanWeights[i], w[k])
-					}
-				}
-			}
-		}
-		if !found {
-			t.Errorf("%v (m = %d) is not a member", c.Kernel, c.M)
-		}
+	checkMeanByHand(t, sel, cands, want, w, oof, y, z, func(c SelectionRow) ([]float64, error) {
 		plain, err := Fit(ctx, Data{X: x, Y: vec(y)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone}, nil)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		p, err := plain.predictAt(ctx, z, c.M)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range p {
-			pred[i] += v / float64(len(want))
-		}
-	}
-	got, err := sel.mean().predict(ctx, z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if d := math.Abs(got[i] - pred[i]); d > 1e-10*math.Max(1, math.Abs(pred[i])) {
-			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
-		}
-	}
-	// PredictorRMSECV: the RMSE of the equal mean of the members'
-	// out-of-fold predictions by hand, below the members' RMSECV.
-	var press float64
-	for i := range n {
-		var f float64
-		for j, c := range cands {
-			for _, wc := range want {
-				if wc.Kernel == c.Kernel {
-					f += oof.At(i, j) / float64(len(want))
-				}
-			}
-		}
-		press += (y[i] - f) * (y[i] - f)
-	}
-	if cv := math.Sqrt(press / float64(n)); math.Abs(sel.PredictorRMSECV-cv) > 1e-8*cv {
-		t.Errorf("PredictorRMSECV %v, by hand %v", sel.PredictorRMSECV, cv)
-	}
+		return plain.predictAt(ctx, z, c.M)
+	})
 	var worst float64
-	for _, c := range want {
-		worst = math.Max(worst, c.RMSECV)
+	for _, j := range want {
+		worst = math.Max(worst, cands[j].RMSECV)
 	}
 	if !(sel.PredictorRMSECV < worst) {
 		t.Errorf("PredictorRMSECV %v not below the worst member's RMSECV %v", sel.PredictorRMSECV, worst)
 	}
 
-	ones := make([]float64, n)
+	ones := make([]float64, len(y))
 	for i := range ones {
 		ones[i] = 1
 	}
@@ -499,4 +446,61 @@ func oofByHand(t *testing.T, featuresOf func(SelectionRow) *mat.Dense, y []float
 		}
 	}
 	return oof
+}
+
+// checkMeanByHand checks sel's stacked mean against stacking by hand:
+// its members must be cands[want] with the weights w gives them, it
+// must predict at z the equal mean of the members' plain fits (plain
+// returns one's predictions at z), and its PredictorRMSECV must be the
+// RMSE of the equal mean of those members' out-of-fold columns.
+func checkMeanByHand(t *testing.T, sel *Selection, cands []SelectionRow, want []int, w []float64, oof *mat.Dense, y []float64, z *mat.Dense, plain func(SelectionRow) ([]float64, error)) {
+	t.Helper()
+	ctx := context.Background()
+	ms := sel.mean().Members()
+	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
+		t.Fatalf("%d members with %d weights; by hand %d (weights %.3f)", len(ms), len(sel.MeanWeights), len(want), w)
+	}
+	pred := make([]float64, z.RawMatrix().Rows)
+	for _, j := range want {
+		c := cands[j]
+		found := false
+		for i, m := range ms {
+			if m.Options().Kernel == c.Kernel && (m.Options().Relevance != nil) == c.Scaled && m.Chosen().M == c.M {
+				found = true
+				if math.Abs(sel.MeanWeights[i]-w[j]) > 1e-6 {
+					t.Errorf("%s: weight %v, by hand %v", c.label(), sel.MeanWeights[i], w[j])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s (m = %d) is not a member", c.label(), c.M)
+		}
+		p, err := plain(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range p {
+			pred[i] += v / float64(len(want))
+		}
+	}
+	got, err := sel.mean().predict(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if d := math.Abs(got[i] - pred[i]); d > 1e-9*math.Max(1, math.Abs(pred[i])) {
+			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
+		}
+	}
+	var press float64
+	for i := range y {
+		var f float64
+		for _, j := range want {
+			f += oof.At(i, j) / float64(len(want))
+		}
+		press += (y[i] - f) * (y[i] - f)
+	}
+	if cv := math.Sqrt(press / float64(len(y))); math.Abs(sel.PredictorRMSECV-cv) > 1e-8*cv {
+		t.Errorf("PredictorRMSECV %v, by hand %v", sel.PredictorRMSECV, cv)
+	}
 }

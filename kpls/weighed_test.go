@@ -288,57 +288,11 @@ func TestSmallSetMeanMixesSearches(t *testing.T) {
 	if scaled == 0 || scaled == len(want) {
 		t.Fatalf("members by hand: %d of %d weighed; the test needs both searches' points in the mean", scaled, len(want))
 	}
-	ms := sel.mean().Members()
-	if len(ms) != len(want) || len(sel.MeanWeights) != len(ms) {
-		t.Fatalf("%d members with %d weights; by hand %d", len(ms), len(sel.MeanWeights), len(want))
-	}
-	pred := make([]float64, z.RawMatrix().Rows)
-	for _, j := range want {
-		c := cands[j]
-		found := false
-		for i, m := range ms {
-			if m.Options().Kernel == c.Kernel && (m.Options().Relevance != nil) == c.Scaled && m.Chosen().M == c.M {
-				found = true
-				if math.Abs(sel.MeanWeights[i]-w[j]) > 1e-6 {
-					t.Errorf("%s: weight %v, by hand %v", c.label(), sel.MeanWeights[i], w[j])
-				}
-			}
-		}
-		if !found {
-			t.Errorf("%s (m = %d) is not a member", c.label(), c.M)
-		}
+	checkMeanByHand(t, sel, cands, want, w, oof, y, z, func(c SelectionRow) ([]float64, error) {
 		plain, err := Fit(ctx, Data{X: featuresOf(c), Y: vec(y)}, Options{Kernel: c.Kernel, Components: max(c.M, 1), DoF: DoFNone, RawFeatures: true}, nil)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		p, err := plain.predictAt(ctx, standardisedTimes(x, z, weightsOf(c)), c.M)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range p {
-			pred[i] += v / float64(len(want))
-		}
-	}
-	got, err := sel.mean().predict(ctx, z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if d := math.Abs(got[i] - pred[i]); d > 1e-9*math.Max(1, math.Abs(pred[i])) {
-			t.Errorf("row %d: mean %v, plain fits %v", i, got[i], pred[i])
-		}
-	}
-	// PredictorRMSECV: the RMSE of the equal mean of the members'
-	// out-of-fold predictions by hand.
-	var press float64
-	for i := range y {
-		var f float64
-		for _, j := range want {
-			f += oof.At(i, j) / float64(len(want))
-		}
-		press += (y[i] - f) * (y[i] - f)
-	}
-	if cv := math.Sqrt(press / float64(len(y))); math.Abs(sel.PredictorRMSECV-cv) > 1e-8*cv {
-		t.Errorf("PredictorRMSECV %v, by hand %v", sel.PredictorRMSECV, cv)
-	}
+		return plain.predictAt(ctx, standardisedTimes(x, z, weightsOf(c)), c.M)
+	})
 }

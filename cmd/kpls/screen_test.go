@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -215,5 +216,51 @@ func TestRelevanceBrief(t *testing.T) {
 	}
 	if got, want := relevanceBrief(rs[:3]), "f0 0.17, f1 0.33, f2 0.50"; got != want {
 		t.Errorf("three features: got %s, want %s", got, want)
+	}
+}
+
+// TestSelectMeanMixesSummary: where a small set's stacked mean takes
+// points of both searches, the summary's relevance line says how many of
+// its members weigh their features, as the JSON's members do.
+func TestSelectMeanMixesSummary(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,c,y\n")
+	rng := rand.New(rand.NewPCG(5, 2))
+	for range 120 {
+		var y float64
+		var row []string
+		for j := range 3 {
+			v := rng.NormFloat64()
+			row = append(row, fmtF(v))
+			y += float64(j+1) * v * math.Sin(float64(j)+v) // every feature matters
+		}
+		fmt.Fprintf(&b, "%s,%s\n", strings.Join(row, ","), fmtF(y+0.5*rng.NormFloat64()))
+	}
+	data := writeFile(t, "d.csv", b.String())
+	args := []string{"select", "--data", data, "--progress=off", "--seed", "6", "--widths", "0.5,1.5,4,12", "--max-components", "8", "--average-within", "0.25"}
+	code, out, errs := kplsRun(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc selectJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Weighed == nil || doc.Average == nil {
+		t.Fatalf("weighed %v, average %v: want both", doc.Weighed, doc.Average)
+	}
+	scaled := 0
+	for _, m := range doc.Average.Members {
+		if m.Scaled {
+			scaled++
+		}
+	}
+	n := len(doc.Average.Members)
+	if scaled == 0 || scaled == n {
+		t.Fatalf("%d of %d members weighed: the test needs a mean of both searches' points", scaled, n)
+	}
+	_, text, _ := kplsRun(t, args...)
+	if want := fmt.Sprintf(", and the mean takes points of both searches (%d of %d weighed) (--relevance off", scaled, n); !strings.Contains(text, want) {
+		t.Errorf("summary lacks %q:\n%s", want, text)
 	}
 }
