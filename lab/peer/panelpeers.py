@@ -26,6 +26,21 @@ shared with a compile):
     /usr/bin/python3 lab/peer/panelpeers.py table --peers lab/panel/results/peers46.jsonl \\
         --kpls lab/relevance/results/results.jsonl --ard lab/relevance/results/ard.jsonl
 
+The panel's three synthetic sets under 2,000 rows (friedman2, friedman3, sinc)
+were left out of that first run and added later (session 21), with every
+peer and the GP with restarts on all their splits (the two runs below took
+about 20 minutes side by side, each writing a file of its own that was then
+appended to peers46.jsonl):
+
+    go run ./lab/cmd/kpls-lab panel gen --out /tmp/ard/panel --shared /work/shared/data \\
+        --sets friedman2,friedman3,sinc --max-train 2000
+    /usr/bin/python3 lab/peer/panelpeers.py run --panel /tmp/ard/panel --sets friedman2,friedman3,sinc \\
+        --methods hgb,krr --out lab/panel/results/peers46.jsonl
+    /usr/bin/python3 lab/peer/panelpeers.py run --panel /tmp/ard/panel --sets friedman2,friedman3,sinc \\
+        --methods gp --restarts 2 --out lab/panel/results/peers46.jsonl
+
+The table's default sets are the first run's eleven; `--sets` names others.
+
 The splits are those of lab/relevance (the ARD GP's figures in
 lab/relevance/results/ard.jsonl are reproduced to the last digit on them);
 kpls's figures are lab/relevance/results/results.jsonl as committed (the
