@@ -108,6 +108,7 @@ func TestColumnChoice(t *testing.T) {
 		code int
 	}{
 		{[]string{"--target", "y", "--id", "id"}, `line 2, column "note": not a number: "text 0"`, 1},
+		{[]string{"--target", "note", "--id", "id"}, `line 2, column "note": not a number: "text 0"; a target must be numeric`, 1},
 		{[]string{"--target", "y", "--features", "a,zz"}, `column "zz": unknown column`, 1},
 		{[]string{"--target", "y", "--features", "a,,b"}, "--features: empty column name", 2},
 		{[]string{"--target", "y", "--features", "a,a"}, `"a" given twice`, 2},
@@ -392,6 +393,10 @@ func TestPredictMissingTargets(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "scored on 1 of 3 rows: 2 without a target value are predicted, not scored") ||
 		!strings.Contains(out, "1 row not predicted") || strings.Contains(out, "do not match") {
 		t.Errorf("text: exit %d\n%s%s", code, out, stderr)
+	}
+	one := writeFile(t, "one.csv", "a,b,y\n0.1,-1.5,NA\n0.2,0.25,0.1\n")
+	if code, out, stderr := kplsRun(t, "predict", "--model", model, "--data", one); code != 0 || !strings.Contains(out, "scored on 1 of 2 rows: 1 without a target value is predicted, not scored") {
+		t.Errorf("one row without a target: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = kplsRun(t, "predict", "--model", model, "--data", plain, "--drop-missing", "--format", "csv")
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[2], "3,") || !strings.HasSuffix(lines[1], ",false,") {

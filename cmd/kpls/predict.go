@@ -540,7 +540,11 @@ func (cfg *predictConfig) summary(w io.Writer, r *predictResult) {
 				}
 			}
 			if tg.Missing > 0 {
-				fmt.Fprintf(w, " (scored on %d of %d rows: %d without a target value are predicted, not scored)", tg.Scored, tg.Scored+tg.Missing, tg.Missing)
+				verb := "are"
+				if tg.Missing == 1 {
+					verb = "is"
+				}
+				fmt.Fprintf(w, " (scored on %d of %d rows: %d without a target value %s predicted, not scored)", tg.Scored, tg.Scored+tg.Missing, tg.Missing, verb)
 			}
 			fmt.Fprintln(w)
 		}

@@ -203,7 +203,14 @@ func (m *Model) ReadTraining(e *cli.Env) (*dataset.Table, error) {
 	}
 	t, err := r.Read(dataset.Columns{Numeric: numeric, ID: m.ID})
 	if err != nil {
-		if errors.Is(err, dataset.ErrNotNumber) && m.Features == "" {
+		var de *dataset.Error
+		switch {
+		case errors.As(err, &de) && slices.Contains(targets, de.Column):
+			// A target must be a number: the hint for text features would mislead.
+			if errors.Is(err, dataset.ErrNotNumber) {
+				return nil, fmt.Errorf("%w; a target must be numeric (code a category as numbers first)", m.explain(err))
+			}
+		case errors.Is(err, dataset.ErrNotNumber) && m.Features == "":
 			return nil, fmt.Errorf("%w; leave a text column out with --drop or --id, or list the features with --features", m.explain(err))
 		}
 		return nil, m.explain(err)
