@@ -182,7 +182,7 @@ func TestSelectRelevanceSmall(t *testing.T) {
 		t.Errorf("%d of %d table rows scaled: want both searches' rows", scaled, len(doc.Table))
 	}
 	_, text, _ := kplsRun(t, "select", "--data", data, "--progress=off")
-	if !strings.Contains(text, "relevance  learned by a Gaussian process with a length scale per feature on 240 rows: signal 1.00, ") || !strings.Contains(text, "so the best point is weighed") {
+	if !strings.Contains(text, "relevance  learned by a Gaussian process with a length scale per feature on 240 rows (a weight follows how fast y varies along the feature, not how much of y it explains): signal 1.00, ") || !strings.Contains(text, "so the best point is weighed") {
 		t.Errorf("summary:\n%s", text)
 	}
 	code, out, errs = kplsRun(t, "select", "--data", data, "--json", "--progress=off", "--relevance", "off")

@@ -740,7 +740,7 @@ func (cfg *selectConfig) renderText(w io.Writer, r *selectResult, i int) {
 				mixed = fmt.Sprintf(", and the mean takes points of both searches (%d of %d weighed)", weighed, n)
 			}
 		}
-		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows: %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the best point is %s%s (--relevance off weighs every feature alike)\n",
+		fmt.Fprintf(w, "relevance  learned by a Gaussian process with a length scale per feature on %d rows (a weight follows how fast y varies along the feature, not how much of y it explains): %s; the grid searched again weighed, best RMSECV %s weighed against %s unweighed, so the best point is %s%s (--relevance off weighs every feature alike)\n",
 			ws.Rows, relevanceBrief(ws.Relevance), cli.Round(float64(ws.Weighed.RMSECV)), cli.Round(float64(ws.Unweighed.RMSECV)), which, mixed)
 	}
 	if rc := raceOf(sel); rc != nil && len(rc.Stopped) > 0 {
