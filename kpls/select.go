@@ -531,7 +531,6 @@ func selectTargets(ctx context.Context, x mat.Matrix, ys [][]float64, so selectC
 			}
 		}
 	}
-	s.rival = nil // its kernel matrix and fits are not needed any more
 	for _, sel := range s.sels {
 		sel.Passes, sel.RaceMargin = s.passes, s.race
 	}
